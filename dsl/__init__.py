@@ -1,0 +1,1 @@
+"""The case language: grammar, parser, typed model, validation, formatter and compiler."""

@@ -1,0 +1,61 @@
+"""Entry point of the `kb` command: dispatches to one module per sub-command.
+
+Exit codes (every command): 0 success / clean, 1 findings or errors reported, 2 usage error.
+`kb diagnose` documents its own: 0 a known case matched, 1 no case matched, 2 usage error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+# name -> module under kb.cli exposing `register(subparsers)`; each sets `func` on its parser.
+COMMANDS: dict[str, str] = {
+    "check": "kb.cli.check",
+    "fmt": "kb.cli.fmt",
+    "evidence": "kb.cli.evidence",
+    "compile": "kb.cli.compile",
+    "diagnose": "kb.cli.diagnose",
+    "new": "kb.cli.new",
+    "test": "kb.cli.test",
+}
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.print_usage(sys.stderr)
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="kb", description="Diagnose distributed-training incidents.")
+    sub = parser.add_subparsers(dest="command", parser_class=_Parser)
+    for module_name in COMMANDS.values():
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as exc:
+            if exc.name == module_name:
+                continue  # sub-command not built yet
+            raise
+        module.register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help(sys.stderr)
+        return 2
+    try:
+        return int(args.func(args))
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,1 @@
+"""Reading a user's evidence: inputs, classification, rank attribution, and facts."""

@@ -1,0 +1,1 @@
+"""Evaluating compiled checkers against facts: queries, conditions, scores, ranking."""

@@ -1,0 +1,1 @@
+"""Rendering a diagnosis as terminal text, markdown or versioned JSON."""

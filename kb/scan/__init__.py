@@ -1,0 +1,1 @@
+"""Multi-pattern, linear-time, streaming line scanning shared by every log query."""
