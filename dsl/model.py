@@ -10,25 +10,9 @@ from __future__ import annotations
 from enum import Enum
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
-
-class Span(BaseModel):
-    """Where a node came from: 1-based line and column, inclusive start."""
-
-    model_config = ConfigDict(frozen=True)
-
-    path: str = ""
-    line: int = 0
-    column: int = 0
-    end_line: int = 0
-    end_column: int = 0
-
-
-class Node(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
-    span: Span = Field(default_factory=Span, repr=False, compare=False)
+from dsl.span import Node, Span
 
 
 class Text(Node):

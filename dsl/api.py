@@ -1,0 +1,108 @@
+"""The public surface of the case language: find, parse, lower and validate case files.
+
+Everything that reads cases (the CLI, the compiler, the site hook, the pytest plugin)
+goes through `load_cases`, so they all see the same cases and the same errors.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from dsl import model as m
+from dsl.diagnostics import Diagnostic, has_errors
+from dsl.lower import lower
+from dsl.parser import CaseSyntaxError, parse_text
+from dsl.validate import validate_cases
+
+CASE_FILE = "case.kb"
+DEFAULT_CASES = Path(__file__).resolve().parent.parent / "cases"
+
+
+@dataclass
+class LoadResult:
+    cases: list[m.Case] = field(default_factory=list)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    sources: dict[str, str] = field(default_factory=dict)  # path -> text, for carets
+    files: list[Path] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not has_errors(self.diagnostics)
+
+
+def case_paths_from_env() -> list[Path]:
+    """Extra case folders from `KB_CASES` (os.pathsep-separated), like PATH."""
+    raw = os.environ.get("KB_CASES", "")
+    return [Path(p) for p in raw.split(os.pathsep) if p.strip()]
+
+
+def find_case_files(paths: Iterable[Path | str]) -> tuple[list[Path], list[Diagnostic]]:
+    """Case files under each path: a `.kb` file, a case folder, or a folder of case folders."""
+    found: list[Path] = []
+    problems: list[Diagnostic] = []
+    for raw in paths:
+        path = Path(raw)
+        if path.is_file():
+            found.append(path)
+        elif path.is_dir():
+            direct = path / CASE_FILE
+            if direct.is_file():
+                found.append(direct)
+            else:
+                found.extend(sorted(p for p in path.glob(f"*/{CASE_FILE}") if p.is_file()))
+        else:
+            problems.append(Diagnostic(path=str(path), message="no such file or folder",
+                                       code="io"))
+    unique: dict[Path, None] = {}
+    for p in found:
+        unique.setdefault(p.resolve(), None)
+    return [Path(p) for p in unique], problems
+
+
+def _display(path: Path) -> str:
+    try:
+        return str(path.resolve().relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
+
+
+def parse_case_file(path: Path) -> tuple[m.Case | None, list[Diagnostic], str | None]:
+    """Read, parse and lower one file; never raises for bad input."""
+    shown = _display(path)
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as err:
+        return None, [Diagnostic(path=shown, message=f"not UTF-8 text: {err.reason} at byte "
+                                 f"{err.start}", code="io")], None
+    except OSError as err:
+        return None, [Diagnostic(path=shown, message=f"cannot read: {err.strerror}",
+                                 code="io")], None
+    try:
+        syntax = parse_text(text, shown)
+    except CaseSyntaxError as err:
+        return None, [err.diagnostic], text
+    folder = str(path.resolve().parent) if path.name == CASE_FILE else ""
+    case, problems = lower(syntax, folder)
+    return case, problems, text
+
+
+def load_cases(paths: Sequence[Path | str] | None = None, *, with_env: bool = True) -> LoadResult:
+    """Load and check every case under `paths` (default: the bundled `cases/`) plus KB_CASES."""
+    roots: list[Path | str] = list(paths) if paths else [DEFAULT_CASES]
+    if with_env:
+        roots += case_paths_from_env()
+    files, problems = find_case_files(roots)
+    result = LoadResult(diagnostics=problems, files=files)
+    for path in files:
+        case, diagnostics, text = parse_case_file(path)
+        result.diagnostics.extend(diagnostics)
+        if text is not None:
+            result.sources[_display(path)] = text
+        if case is not None:
+            result.cases.append(case)
+    result.diagnostics.extend(validate_cases(result.cases))
+    result.diagnostics.sort(key=lambda d: (d.path, d.line, d.column))
+    return result

@@ -1,0 +1,166 @@
+"""Case text -> syntax tree, or a friendly syntax diagnostic.
+
+The LALR parser is built once per process (grammar cached by lark between processes).
+Syntax errors are turned into a `Diagnostic` with words a case author understands:
+first the table of known bad snippets (`dsl.syntax_errors`), then a generic
+"expected one of" built from terminal descriptions.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from importlib import resources
+
+from lark import Lark, Token
+from lark.exceptions import (
+    LarkError,
+    UnexpectedCharacters,
+    UnexpectedEOF,
+    UnexpectedInput,
+    UnexpectedToken,
+    VisitError,
+)
+
+from dsl import syntax as s
+from dsl.diagnostics import Diagnostic
+from dsl.span import Span
+from dsl.transformer import ToSyntax
+
+
+class CaseSyntaxError(Exception):
+    """Raised by `parse_text`; carries one diagnostic, already in author's words."""
+
+    def __init__(self, diagnostic: Diagnostic) -> None:
+        super().__init__(diagnostic.message)
+        self.diagnostic = diagnostic
+
+
+# What each terminal looks like, for "expected one of: ..." messages.
+TERMINAL_WORDS: dict[str, str] = {
+    "WORD": "a name",
+    "STRING": 'a "string"',
+    "TEXT_BLOCK": 'a """text block"""',
+    "CODE_BLOCK": "a ```code block```",
+    "REGEX": "a /regex/",
+    "NUMBER": "a number",
+    "DATE": "a date (YYYY-MM-DD)",
+    "LBRACE": "`{`",
+    "RBRACE": "`}`",
+    "LSQB": "`[`",
+    "RSQB": "`]`",
+    "LPAR": "`(`",
+    "RPAR": "`)`",
+    "COMMA": "`,`",
+    "COLON": "`:`",
+    "CASE": "`case`",
+    "EVIDENCE": "`evidence`",
+    "MATCH": "`match`",
+    "REQUIRE": "`require`",
+    "SUPPORT": "`support`",
+    "RULE_OUT": "`rule_out`",
+    "WEIGHT": "`weight`",
+    "AND": "`and`",
+    "OR": "`or`",
+    "NOT": "`not`",
+    "AT_LEAST": "`at_least`",
+    "OF": "`of`",
+    "$END": "the end of the file",
+}
+
+
+@lru_cache(maxsize=1)
+def _lark() -> Lark:
+    grammar = resources.files("dsl").joinpath("grammar.lark").read_text(encoding="utf-8")
+    return Lark(
+        grammar,
+        parser="lalr",
+        propagate_positions=True,
+        maybe_placeholders=False,
+        lexer_callbacks={},
+    )
+
+
+def _comments(text: str) -> list[s.Comment]:
+    """Comments are ignored by the grammar; collect them with the same lexer rules."""
+    out: list[s.Comment] = []
+    lark = _lark()
+    try:
+        for tok in lark.lex(text, dont_ignore=True):
+            if tok.type == "COMMENT":
+                out.append(
+                    s.Comment(
+                        text=str(tok).rstrip(),
+                        span=Span(line=tok.line or 0, column=tok.column or 0),
+                    )
+                )
+    except LarkError:
+        pass
+    return out
+
+
+def describe_expected(expected: set[str] | frozenset[str]) -> str:
+    words = sorted({TERMINAL_WORDS.get(name, name.lower()) for name in expected})
+    if not words:
+        return "nothing more"
+    if len(words) == 1:
+        return words[0]
+    return ", ".join(words[:-1]) + " or " + words[-1]
+
+
+def _describe_token(tok: Token) -> str:
+    if tok.type == "$END":
+        return "the end of the file"
+    text = str(tok)
+    if "\n" in text:
+        text = text.split("\n", 1)[0] + "…"
+    return f"`{text[:40]}`"
+
+
+def _syntax_diagnostic(path: str, text: str, err: UnexpectedInput) -> Diagnostic:
+    from dsl.syntax_errors import friendly_message
+
+    line = getattr(err, "line", 0) or 0
+    column = getattr(err, "column", 0) or 0
+    if isinstance(err, UnexpectedEOF) or (
+        isinstance(err, UnexpectedToken) and err.token.type == "$END"
+    ):
+        lines = text.splitlines() or [""]
+        line, column = len(lines), len(lines[-1]) + 1
+    friendly = friendly_message(err, text)
+    if isinstance(err, UnexpectedToken):
+        seen = _describe_token(err.token)
+        expected = describe_expected(err.accepts or err.expected)
+        message = f"unexpected {seen}; expected {expected}"
+    elif isinstance(err, UnexpectedCharacters):
+        char = text[err.pos_in_stream] if err.pos_in_stream < len(text) else ""
+        message = f"unexpected character `{char}`"
+        if err.allowed:
+            message += f"; expected {describe_expected(err.allowed)}"
+    elif isinstance(err, UnexpectedEOF):
+        message = f"the file ends too early; expected {describe_expected(set(err.expected))}"
+    else:
+        message = str(err).splitlines()[0]
+    if friendly:
+        message = f"{friendly} ({message})"
+    return Diagnostic(path=path, line=line, column=column, message=message, code="syntax")
+
+
+def parse_text(text: str, path: str = "<string>") -> s.CaseFile:
+    """Parse one case file. Raises `CaseSyntaxError`, never a lark exception."""
+    try:
+        tree = _lark().parse(text)
+    except UnexpectedInput as err:
+        raise CaseSyntaxError(_syntax_diagnostic(path, text, err)) from None
+    except LarkError as err:  # pragma: no cover - defensive: lark's other errors
+        raise CaseSyntaxError(
+            Diagnostic(path=path, message=f"cannot parse: {err}", code="syntax")
+        ) from None
+    try:
+        case = ToSyntax(path).transform(tree)
+    except VisitError as err:  # pragma: no cover - a bug in the transformer, not the input
+        raise CaseSyntaxError(
+            Diagnostic(path=path, message=f"internal error: {err.orig_exc}", code="internal")
+        ) from None
+    comments = [c.model_copy(update={"span": c.span.model_copy(update={"path": path})})
+                for c in _comments(text)]
+    return s.CaseFile(case=case, comments=comments, span=case.span)

@@ -1,0 +1,234 @@
+"""Semantic checks over lowered cases: the mistakes a parser cannot see.
+
+Each check is a function that yields diagnostics; `validate_cases` runs them all so a
+run reports every problem at once.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+from dsl import model as m
+from dsl.diagnostics import Diagnostic, Severity
+from dsl.span import Span
+
+KEBAB = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
+MAX_SAT_NAMES = 14
+
+
+def _regexes(case: m.Case) -> Iterator[tuple[str, m.Regex]]:
+    for q in case.queries:
+        for field_name in ("pattern", "model", "regex", "frame", "op", "call"):
+            value = getattr(q, field_name, None)
+            if isinstance(value, m.Regex):
+                yield q.name, value
+
+
+def regex_problem(regex: m.Regex) -> str | None:
+    """Why a case regex cannot run on the scanning engine in linear time, if it cannot."""
+    unknown = set(regex.flags) - set("imsx")
+    if unknown:
+        return f"unknown regex flag(s) {''.join(sorted(unknown))}; allowed: i, m, s, x"
+    from kb.scan.engine import validate_regex
+
+    return validate_regex(regex.pattern, regex.ignore_case)
+
+
+def check_regexes(case: m.Case) -> Iterator[Diagnostic]:
+    for name, regex in _regexes(case):
+        problem = regex_problem(regex)
+        if problem:
+            yield Diagnostic.at(regex.span, f"regex in `{name}`: {problem}", code="bad-regex",
+                                help="case patterns must run in linear time: no backreferences "
+                                "or lookaround")
+
+
+def check_versions(case: m.Case) -> Iterator[Diagnostic]:
+    from packaging.requirements import InvalidRequirement, Requirement
+
+    for field_name in ("affected", "fixed"):
+        for text in getattr(case, field_name):
+            try:
+                Requirement(text)
+            except InvalidRequirement as err:
+                yield Diagnostic.at(case.span, f"`{field_name}`: invalid requirement {text!r}: "
+                                    f"{err}", code="bad-version")
+
+
+def _refs(expr: m.Expr) -> Iterator[m.Ref]:
+    if isinstance(expr, m.Ref):
+        yield expr
+    elif isinstance(expr, m.Not):
+        yield from _refs(expr.operand)
+    else:
+        for operand in expr.operands:
+            yield from _refs(operand)
+
+
+def check_names(case: m.Case) -> Iterator[Diagnostic]:
+    defined = {q.name for q in case.queries}
+    used: set[str] = set()
+    for clause in case.condition.clauses:
+        for ref in _refs(clause.expr):
+            used.add(ref.name)
+            if ref.name not in defined:
+                yield Diagnostic.at(ref.span, f"`{ref.name}` is not a defined evidence query",
+                                    code="undefined-evidence",
+                                    help=_near(ref.name, defined))
+    for symptom in case.symptoms:
+        for name in symptom.evidence:
+            used.add(name)
+            if name not in defined:
+                yield Diagnostic.at(symptom.span, f"symptom shows `{name}`, which is not a "
+                                    "defined evidence query", code="undefined-evidence",
+                                    help=_near(name, defined))
+    for fixture in case.fixtures:
+        for name, _where in fixture.lines:
+            if name not in defined:
+                yield Diagnostic.at(fixture.span, f"fixture line names `{name}`, which is not "
+                                    "a defined evidence query", code="undefined-evidence",
+                                    help=_near(name, defined))
+    for q in case.queries:
+        if q.name not in used:
+            yield Diagnostic.at(q.span, f"evidence `{q.name}` is never used in `match` or a "
+                                "symptom", code="unused-evidence")
+
+
+def _near(name: str, options: set[str]) -> str | None:
+    import difflib
+
+    close = difflib.get_close_matches(name, sorted(options), n=1, cutoff=0.6)
+    return f"did you mean `{close[0]}`?" if close else None
+
+
+def check_queries(case: m.Case) -> Iterator[Diagnostic]:
+    for q in case.queries:
+        if isinstance(q, m.LogQuery | m.StackQuery):
+            if q.scope is m.Scope.RANK and q.rank is None:
+                yield Diagnostic.at(q.span, f"`{q.name}` has `scope rank` but no `rank N`",
+                                    code="impossible-query")
+            if q.rank is not None and q.scope is not m.Scope.RANK:
+                yield Diagnostic.at(q.span, f"`{q.name}` names a rank; add `scope rank`",
+                                    code="impossible-query")
+        if isinstance(q, m.LogQuery) and q.max_count is not None and q.max_count < q.min_count:
+            yield Diagnostic.at(q.span, f"`{q.name}`: max_count {q.max_count} is below "
+                                f"min_count {q.min_count}", code="impossible-query")
+        if (isinstance(q, m.HardwareQuery) and q.min_devices is not None
+                and q.max_devices is not None and q.max_devices < q.min_devices):
+            yield Diagnostic.at(q.span, f"`{q.name}`: max_devices is below min_devices",
+                                code="impossible-query")
+        if isinstance(q, m.EnvQuery) and q.test == "matches" and q.regex is None:
+            yield Diagnostic.at(q.span, f"`{q.name}` needs `matches /regex/`",
+                                code="impossible-query")
+        if isinstance(q, m.LogQuery):
+            from kb.evidence.registry import SOURCES
+
+            for source in q.sources:
+                if source not in SOURCES:
+                    yield Diagnostic.at(q.span, f"`{q.name}`: unknown evidence source "
+                                        f"`{source}`", code="unknown-source",
+                                        help=_near(source, set(SOURCES))
+                                        or f"sources: {', '.join(sorted(SOURCES))}")
+
+
+def _eval(expr: m.Expr, env: dict[str, bool]) -> bool:
+    if isinstance(expr, m.Ref):
+        return env.get(expr.name, False)
+    if isinstance(expr, m.Not):
+        return not _eval(expr.operand, env)
+    if isinstance(expr, m.And):
+        return all(_eval(o, env) for o in expr.operands)
+    if isinstance(expr, m.Or):
+        return any(_eval(o, env) for o in expr.operands)
+    return sum(_eval(o, env) for o in expr.operands) >= expr.count
+
+
+def check_satisfiable(case: m.Case) -> Iterator[Diagnostic]:
+    clauses = case.condition.clauses
+    for clause in clauses:
+        for node in _walk(clause.expr):
+            if isinstance(node, m.AtLeast) and node.count > len(node.operands):
+                yield Diagnostic.at(node.span, f"at_least {node.count} of {len(node.operands)} "
+                                    "queries can never hold", code="unsatisfiable")
+    required = [c for c in clauses if c.role is m.Role.REQUIRED]
+    if not required:
+        yield Diagnostic.at(case.condition.span, "the condition has no `require` clause: the "
+                            "case would match any evidence", code="unsatisfiable")
+        return
+    names = sorted({r.name for c in clauses for r in _refs(c.expr)})
+    if len(names) > MAX_SAT_NAMES:
+        return
+    for values in itertools.product((False, True), repeat=len(names)):
+        env = dict(zip(names, values, strict=True))
+        if all(_eval(c.expr, env) for c in required) and not any(
+            _eval(c.expr, env) for c in clauses if c.role is m.Role.RULING_OUT
+        ):
+            return
+    yield Diagnostic.at(case.condition.span, "the condition can never be true: no evidence "
+                        "makes every `require` hold while no `rule_out` holds",
+                        code="unsatisfiable")
+
+
+def _walk(expr: m.Expr) -> Iterator[m.Expr]:
+    yield expr
+    if isinstance(expr, m.Not):
+        yield from _walk(expr.operand)
+    elif not isinstance(expr, m.Ref):
+        for operand in expr.operands:
+            yield from _walk(operand)
+
+
+def check_identity(case: m.Case) -> Iterator[Diagnostic]:
+    if not KEBAB.match(case.id):
+        yield Diagnostic.at(case.span, f"case id `{case.id}` is not kebab-case "
+                            "(lower-case words joined by `-`)", code="bad-id")
+    if case.folder and Path(case.folder).name != case.id:
+        yield Diagnostic.at(case.span, f"case id `{case.id}` differs from its folder name "
+                            f"`{Path(case.folder).name}`", code="id-not-folder")
+
+
+def check_fixture_folders(case: m.Case) -> Iterator[Diagnostic]:
+    if not case.folder:
+        return
+    root = Path(case.folder) / "fixtures"
+    for fixture in case.fixtures:
+        if not (root / fixture.path).is_dir():
+            yield Diagnostic.at(fixture.span, f"fixture folder `fixtures/{fixture.path}` does "
+                                "not exist", code="missing-fixture")
+
+
+CASE_CHECKS: tuple[Callable[[m.Case], Iterator[Diagnostic]], ...] = (
+    check_identity,
+    check_names,
+    check_regexes,
+    check_versions,
+    check_queries,
+    check_satisfiable,
+    check_fixture_folders,
+)
+
+
+def validate_cases(cases: list[m.Case]) -> list[Diagnostic]:
+    """Every semantic problem of every case, per-case checks first, then cross-case ones."""
+    out: list[Diagnostic] = []
+    for case in cases:
+        for check in CASE_CHECKS:
+            out.extend(check(case))
+    seen: dict[str, Span] = {}
+    for case in cases:
+        if case.id in seen:
+            first = seen[case.id]
+            out.append(Diagnostic.at(case.span, f"duplicate case id `{case.id}` (also in "
+                                     f"{first.path}:{first.line})", code="duplicate-id"))
+        else:
+            seen[case.id] = case.span
+    for case in cases:
+        for other in case.specializes + case.related:
+            if other not in seen:
+                out.append(Diagnostic.at(case.span, f"`{case.id}` refers to unknown case "
+                                         f"`{other}`", code="unknown-case",
+                                         severity=Severity.ERROR))
+    return out
