@@ -129,6 +129,10 @@ class Lowerer:
         for item in items:
             if isinstance(item, s.AttributeNode):
                 f = known.get(item.name)
+                if f is None and item.name in spec.blocks:
+                    self.error(item.span, f"`{item.name}` is a block here: "
+                               f"`{item.name} {{ ... }}`", "unknown-field")
+                    continue
                 if f is None:
                     options = list(known) + list(spec.blocks)
                     hint = _suggest(item.name, options)
@@ -231,8 +235,10 @@ class Lowerer:
             "span": node.span,
             "description": self.text(values, "describe", node.span),
         }
+        common["collect"] = [c for c in values.pop("collect", []) if c is not None]
         for block in blocks:
-            common["collect"], common["collect_note"] = self.collect(block)
+            runs, common["collect_note"] = self.collect(block)
+            common["collect"] += runs
         return self.build_query(node, values, common)
 
     def build_query(

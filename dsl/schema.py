@@ -162,7 +162,10 @@ BLOCKS: dict[str, BlockSpec] = {
 }
 
 # Fields of each evidence kind; every kind also takes `describe`.
-COMMON_QUERY_FIELDS = (Field("describe", TEXT, "The query in plain words.", True),)
+COMMON_QUERY_FIELDS = (
+    Field("describe", TEXT, "The query in plain words.", True),
+    Field("collect", CODE, "Shorthand for `collect { run ... }`.", repeatable=True),
+)
 
 QUERY_FIELDS: dict[str, tuple[Field, ...]] = {
     "log": (
