@@ -62,7 +62,8 @@ def find_case_files(paths: Iterable[Path | str]) -> tuple[list[Path], list[Diagn
     return [Path(p) for p in unique], problems
 
 
-def _display(path: Path) -> str:
+def display_path(path: Path) -> str:
+    """How diagnostics name a file: relative to the working folder when it is inside it."""
     try:
         return str(path.resolve().relative_to(Path.cwd()))
     except ValueError:
@@ -71,7 +72,7 @@ def _display(path: Path) -> str:
 
 def parse_case_file(path: Path) -> tuple[m.Case | None, list[Diagnostic], str | None]:
     """Read, parse and lower one file; never raises for bad input."""
-    shown = _display(path)
+    shown = display_path(path)
     try:
         text = path.read_bytes().decode("utf-8")
     except UnicodeDecodeError as err:
@@ -100,7 +101,7 @@ def load_cases(paths: Sequence[Path | str] | None = None, *, with_env: bool = Tr
         case, diagnostics, text = parse_case_file(path)
         result.diagnostics.extend(diagnostics)
         if text is not None:
-            result.sources[_display(path)] = text
+            result.sources[display_path(path)] = text
         if case is not None:
             result.cases.append(case)
     result.diagnostics.extend(validate_cases(result.cases))

@@ -1,0 +1,180 @@
+"""Lowering validated cases into compiled checkers that `kb diagnose` loads without parsing.
+
+A compiled checker is data, not code: the case model plus the scan patterns every log
+query needs (keyed `case-id/query`) and a readable plan. Nothing from a case file is ever
+evaluated as Python. Compiled cases are cached by the hash of the case file's text and
+the compiler version, so editing a case recompiles just that case.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+from pydantic import BaseModel, Field, ValidationError
+
+from dsl import model as m
+from dsl.api import (
+    DEFAULT_CASES,
+    case_paths_from_env,
+    display_path,
+    find_case_files,
+    parse_case_file,
+)
+from dsl.diagnostics import Diagnostic, has_errors
+from dsl.validate import CASE_CHECKS, validate_cases
+
+COMPILER_VERSION = "1"
+
+
+class ScanPattern(BaseModel):
+    """A regex the evidence scanner must look for, on behalf of one log query."""
+
+    key: str  # "<case-id>/<query-name>"
+    regex: str
+    ignore_case: bool = False
+
+
+class CompiledCase(BaseModel):
+    source_path: str
+    source_hash: str
+    case: m.Case
+    patterns: list[ScanPattern] = Field(default_factory=list)
+
+    def plan(self) -> str:
+        from dsl.explain import explain_case
+
+        return explain_case(self.case, self.patterns)
+
+
+class KnowledgeBase(BaseModel):
+    compiler_version: str = COMPILER_VERSION
+    cases: list[CompiledCase] = Field(default_factory=list)
+    diagnostics: list[Diagnostic] = Field(default_factory=list)
+    sources: dict[str, str] = Field(default_factory=dict)
+    cache_hits: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return not has_errors(self.diagnostics)
+
+    def get(self, case_id: str) -> CompiledCase | None:
+        return next((c for c in self.cases if c.case.id == case_id), None)
+
+    def scan_patterns(self) -> list[ScanPattern]:
+        return [p for c in self.cases for p in c.patterns]
+
+
+def _flags(regex: m.Regex) -> str:
+    """Inline flags for the scanner: `s` and `m` as written, `x` stripped by the engine."""
+    return "".join(f for f in regex.flags if f in "smx")
+
+
+def compile_case(case: m.Case, source_path: str, source_hash: str) -> CompiledCase:
+    patterns = []
+    for q in case.queries:
+        if isinstance(q, m.LogQuery):
+            flags = _flags(q.pattern)
+            regex = f"(?{flags}){q.pattern.pattern}" if flags else q.pattern.pattern
+            patterns.append(ScanPattern(key=f"{case.id}/{q.name}", regex=regex,
+                                        ignore_case=q.pattern.ignore_case))
+    return CompiledCase(source_path=source_path, source_hash=source_hash, case=case,
+                        patterns=patterns)
+
+
+def cache_dir() -> Path:
+    base = os.environ.get("KB_CACHE_DIR") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "kb", "compiled"
+    )
+    return Path(base)
+
+
+def _cache_file(digest: str) -> Path:
+    return cache_dir() / f"{digest}.json"
+
+
+def _digest(path: Path, data: bytes) -> str:
+    h = hashlib.sha256()
+    h.update(COMPILER_VERSION.encode())
+    h.update(str(path.resolve()).encode())
+    h.update(b"\0")
+    h.update(data)
+    return h.hexdigest()
+
+
+def _read_cached(digest: str) -> CompiledCase | None:
+    try:
+        return CompiledCase.model_validate_json(_cache_file(digest).read_bytes())
+    except (OSError, ValidationError, ValueError):
+        return None
+
+
+def _write_cached(digest: str, compiled: CompiledCase) -> None:
+    target = _cache_file(digest)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = target.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(compiled.model_dump_json(), encoding="utf-8")
+        os.replace(tmp, target)
+    except OSError:
+        pass  # a read-only cache only costs speed
+
+
+def load_knowledge_base(
+    paths: Sequence[Path | str] | None = None,
+    *,
+    with_env: bool = True,
+    use_cache: bool = True,
+) -> KnowledgeBase:
+    """Compiled cases for `paths` (default: bundled cases/ plus KB_CASES), from cache if fresh."""
+    roots: list[Path | str] = list(paths) if paths else [DEFAULT_CASES]
+    if with_env:
+        roots += case_paths_from_env()
+    files, problems = find_case_files(roots)
+    kb = KnowledgeBase(diagnostics=list(problems))
+    for path in files:
+        try:
+            data = path.read_bytes()
+        except OSError as err:
+            kb.diagnostics.append(Diagnostic(path=str(path), message=f"cannot read: {err}",
+                                             code="io"))
+            continue
+        digest = _digest(path, data)
+        cached = _read_cached(digest) if use_cache else None
+        if cached is not None:
+            kb.cases.append(cached)
+            kb.cache_hits += 1
+            continue
+        case, diagnostics, text = parse_case_file(path)
+        if text is not None:
+            kb.sources[display_path(path)] = text
+        if case is not None:
+            for check in CASE_CHECKS:
+                diagnostics.extend(check(case))
+        kb.diagnostics.extend(diagnostics)
+        if case is None or has_errors(diagnostics):
+            continue
+        compiled = compile_case(case, str(path), digest)
+        kb.cases.append(compiled)
+        if use_cache:
+            _write_cached(digest, compiled)
+    kb.diagnostics.extend(_cross_case_checks([c.case for c in kb.cases]))
+    return kb
+
+
+def _cross_case_checks(cases: list[m.Case]) -> list[Diagnostic]:
+    """Checks that need every case at once (duplicate ids, unknown related cases)."""
+    out = []
+    for d in validate_cases(cases):
+        if d.code in ("duplicate-id", "unknown-case"):
+            out.append(d)
+    return out
+
+
+def dump_knowledge_base(kb: KnowledgeBase) -> str:
+    """A stable JSON rendering, e.g. for `kb compile --output`."""
+    return json.dumps(json.loads(kb.model_dump_json(exclude={"sources"})), indent=2,
+                      ensure_ascii=False)

@@ -1,0 +1,59 @@
+"""`kb diagnose --evidence PATH`: which known incident is this, why, and what to do.
+
+Exit codes: 0 at least one known case matches; 1 no case matches; 2 usage error or
+unreadable evidence path.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from kb.cli.common import add_cases_option, load_kb
+
+EXIT_MATCH, EXIT_NO_MATCH, EXIT_USAGE = 0, 1, 2
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser(
+        "diagnose", help="rank the known cases that match an evidence folder",
+        description="Read an evidence folder, archive, file or - (stdin) and rank the known "
+        "cases that match. Exit 0: a case matched; 1: none matched; 2: usage error.",
+    )
+    p.add_argument("--evidence", "-e", required=True, metavar="PATH",
+                   help="folder, .tar/.tar.gz/.tgz/.zip archive, single file, or - for stdin")
+    add_cases_option(p)
+    p.add_argument("--format", "-f", choices=("text", "json", "markdown"), default="text")
+    p.add_argument("--case", metavar="ID", help="check this one case only")
+    p.add_argument("--workers", type=int, default=None, help="processes for large folders")
+    p.add_argument("--no-summary", action="store_true",
+                   help="text format: leave out the summary of what was read")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from kb.evidence.summary import render_summary
+    from kb.match.diagnose import diagnose_bundle, read_bundle
+    from kb.report.json_report import render_json
+    from kb.report.markdown import render_markdown
+    from kb.report.text import write_text
+
+    if args.evidence != "-" and not os.path.exists(args.evidence):
+        print(f"kb diagnose: no such file or folder: {args.evidence}", file=sys.stderr)
+        return EXIT_USAGE
+    kb = load_kb(args)
+    if args.case and kb.get(args.case) is None:
+        known = ", ".join(sorted(c.case.id for c in kb.cases))
+        print(f"kb diagnose: no case `{args.case}` (known: {known})", file=sys.stderr)
+        return EXIT_USAGE
+    bundle = read_bundle(kb, args.evidence, workers=args.workers)
+    diagnosis = diagnose_bundle(kb, bundle, only=args.case)
+    if args.format == "json":
+        sys.stdout.write(render_json(diagnosis, kb))
+    elif args.format == "markdown":
+        sys.stdout.write(render_markdown(diagnosis, kb))
+    else:
+        summary = "" if args.no_summary else render_summary(bundle)
+        write_text(diagnosis, kb, summary=summary)
+    return EXIT_MATCH if diagnosis.matches else EXIT_NO_MATCH

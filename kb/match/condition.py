@@ -1,0 +1,50 @@
+"""Three-valued (Kleene) evaluation of a case's condition over query results."""
+
+from __future__ import annotations
+
+from dsl import model as m
+from kb.match.results import Truth
+
+T, F, U = Truth.TRUE, Truth.FALSE, Truth.UNKNOWN
+
+
+def evaluate_expr(expr: m.Expr, truths: dict[str, Truth]) -> Truth:
+    if isinstance(expr, m.Ref):
+        return truths.get(expr.name, U)
+    if isinstance(expr, m.Not):
+        inner = evaluate_expr(expr.operand, truths)
+        return {T: F, F: T, U: U}[inner]
+    values = [evaluate_expr(o, truths) for o in expr.operands]
+    if isinstance(expr, m.And):
+        if F in values:
+            return F
+        return U if U in values else T
+    if isinstance(expr, m.Or):
+        if T in values:
+            return T
+        return U if U in values else F
+    # at_least N of: true if N are true; false if even the unknowns could not reach N
+    true = values.count(T)
+    unknown = values.count(U)
+    if true >= expr.count:
+        return T
+    if true + unknown < expr.count:
+        return F
+    return U
+
+
+def refs(expr: m.Expr) -> list[str]:
+    if isinstance(expr, m.Ref):
+        return [expr.name]
+    if isinstance(expr, m.Not):
+        return refs(expr.operand)
+    return [name for o in expr.operands for name in refs(o)]
+
+
+def positive_refs(expr: m.Expr, negated: bool = False) -> list[tuple[str, bool]]:
+    """(name, negated) for each reference: whether its truth speaks for or against."""
+    if isinstance(expr, m.Ref):
+        return [(expr.name, negated)]
+    if isinstance(expr, m.Not):
+        return positive_refs(expr.operand, not negated)
+    return [pair for o in expr.operands for pair in positive_refs(o, negated)]

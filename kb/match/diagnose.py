@@ -1,0 +1,231 @@
+"""Running every compiled checker over one evidence bundle and ranking the verdicts.
+
+A case matches only when every `require` clause is TRUE and no `rule_out` clause is:
+unknown evidence never counts as a match, it becomes a request for that evidence.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter, defaultdict
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from dsl import model as m
+from dsl.compiler import CompiledCase, KnowledgeBase
+from dsl.explain import describe_query
+from kb.evidence.facts import EvidenceLine
+from kb.match.condition import evaluate_expr, positive_refs
+from kb.match.queries import Context, evaluate
+from kb.match.results import ClauseResult, Distinction, Missing, QueryResult, Truth, Verdict
+
+SCHEMA = "kb.diagnosis/v1"
+CLOSE_SCORES = 0.15
+DEFAULT_SITE = "http://127.0.0.1:8000"
+
+GENERIC_NEXT_STEPS: list[Missing] = [
+    Missing(query="nccl-debug", description="NCCL's own account of setup and failures",
+            commands=["export NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,P2P,NET",
+                      "export NCCL_DEBUG_FILE=nccl.%h.%p.log  # one file per process"]),
+    Missing(query="torch-debug", description="which collective each rank was running",
+            commands=["export TORCH_DISTRIBUTED_DEBUG=DETAIL",
+                      "export TORCH_NCCL_TRACE_BUFFER_SIZE=2000 TORCH_NCCL_DUMP_ON_TIMEOUT=1"]),
+    Missing(query="stacks", description="where every rank is stuck, while it hangs",
+            commands=["pip install py-spy && for p in $(pgrep -f train.py); do "
+                      "py-spy dump --pid $p > stack.$p.txt; done"]),
+    Missing(query="environment", description="versions, devices and links",
+            commands=["pip freeze > pip-freeze.txt", "accelerate env > accelerate-env.txt",
+                      "python -m torch.utils.collect_env > collect-env.txt",
+                      "nvidia-smi > nvidia-smi.txt && nvidia-smi topo -m > topo.txt",
+                      "env | grep -E '^(NCCL|TORCH|CUDA|HCCL|ASCEND)_' > env.txt"]),
+]
+
+
+class Diagnosis(BaseModel):
+    schema_id: str = Field(default=SCHEMA, alias="schema")
+    evidence_root: str = ""
+    evidence: dict[str, Any] = Field(default_factory=dict)
+    matches: list[Verdict] = Field(default_factory=list)
+    near_misses: list[Verdict] = Field(default_factory=list)
+    distinctions: list[Distinction] = Field(default_factory=list)
+    suspicious: dict[str, list[EvidenceLine]] = Field(default_factory=dict)  # rank -> lines
+    last_progress: dict[str, EvidenceLine] = Field(default_factory=dict)
+    next_steps: list[Missing] = Field(default_factory=list)
+
+    model_config = {"populate_by_name": True}
+
+
+def site_page(case_id: str) -> str:
+    base = os.environ.get("KB_SITE_URL", DEFAULT_SITE).rstrip("/")
+    return f"{base}/cases/{case_id}/"
+
+
+def _missing_for(q: m.Query, result: QueryResult) -> Missing:
+    return Missing(
+        query=q.name,
+        description=(q.description.en if q.description else describe_query(q)),
+        commands=[c.code for c in q.collect],
+        note=(q.collect_note.en if q.collect_note else result.detail),
+    )
+
+
+def _culprit(verdict_queries: dict[str, QueryResult], case: m.Case) -> int | None:
+    """The rank the evidence singles out: one rank in a one-rank or per-rank query first."""
+    votes: Counter[int] = Counter()
+    for q in case.queries:
+        r = verdict_queries.get(q.name)
+        if r is None or r.truth is not Truth.TRUE or len(r.ranks) != 1:
+            continue
+        strong = isinstance(q, m.LogQuery | m.StackQuery) and q.scope in (m.Scope.ONE,
+                                                                          m.Scope.RANK)
+        votes[r.ranks[0]] += 3 if strong else 1
+    if not votes:
+        return None
+    (best, n), *rest = votes.most_common()
+    if rest and rest[0][1] == n:
+        return None  # a tie singles out nobody
+    return best
+
+
+def run_case(compiled: CompiledCase, bundle: Any) -> Verdict:
+    case = compiled.case
+    ctx = Context(bundle, case.id)
+    results = {q.name: evaluate(q, ctx) for q in case.queries}
+    truths = {name: r.truth for name, r in results.items()}
+    clauses: list[ClauseResult] = []
+    evidence: list[tuple[str, EvidenceLine]] = []
+    against: list[tuple[str, EvidenceLine]] = []
+    reasons: list[str] = []
+    missing: dict[str, Missing] = {}
+    from dsl.explain import describe_expr
+
+    for clause in case.condition.clauses:
+        truth = evaluate_expr(clause.expr, truths)
+        clauses.append(ClauseResult(role=clause.role.value, text=describe_expr(clause.expr),
+                                    truth=truth, weight=clause.weight))
+        for name, negated in positive_refs(clause.expr):
+            r = results.get(name)
+            if r is None:
+                continue
+            if r.truth is Truth.UNKNOWN:
+                q = case.query(name)
+                if q is not None:
+                    missing.setdefault(name, _missing_for(q, r))
+                continue
+            speaks_for = (r.truth is Truth.TRUE) != negated
+            if clause.role is m.Role.RULING_OUT:
+                if truth is Truth.TRUE and speaks_for:
+                    against.extend((name, ln) for ln in r.lines)
+                    reasons.append(f"{name}: {r.detail}")
+            elif speaks_for and r.truth is Truth.TRUE:
+                evidence.extend((name, ln) for ln in r.lines)
+            elif not speaks_for and clause.role is m.Role.REQUIRED and truth is Truth.FALSE:
+                reasons.append(f"{name}: {r.detail}")
+                against.extend((name, ln) for ln in r.lines)
+    scored = [c for c in clauses if c.role != m.Role.RULING_OUT.value]
+    total = sum(c.weight for c in scored) or 1.0
+    score = sum(c.weight for c in scored if c.truth is Truth.TRUE) / total
+    required = [c for c in clauses if c.role == m.Role.REQUIRED.value]
+    ruled_out = any(c.truth is Truth.TRUE for c in clauses if c.role == m.Role.RULING_OUT.value)
+    matched = bool(required) and all(c.truth is Truth.TRUE for c in required) and not ruled_out
+    unknown = sum(c.weight for c in scored if c.truth is Truth.UNKNOWN) / total
+    if matched and score >= 0.75 and unknown == 0:
+        confidence = "high"
+    elif matched and score >= 0.5:
+        confidence = "medium"
+    else:
+        confidence = "low"
+    seen: set[tuple[str, str, int]] = set()
+    unique = []
+    for name, ln in evidence:
+        key = (name, ln.file, ln.line)
+        if key not in seen:
+            seen.add(key)
+            unique.append((name, ln))
+    return Verdict(
+        id=case.id, title=case.title.en, matched=matched, score=round(score, 3),
+        confidence=confidence, culprit_rank=_culprit(results, case) if matched else None,
+        clauses=clauses, queries=list(results.values()), evidence=unique, against=against,
+        against_reasons=reasons, missing=list(missing.values()),
+        specializes=list(case.specializes), page=site_page(case.id),
+    )
+
+
+def _rank_order(verdicts: list[Verdict]) -> list[Verdict]:
+    """Best first; a case that specializes another matched case always comes before it."""
+    ordered = sorted(verdicts, key=lambda v: (-v.score, -len(v.evidence), v.id))
+    changed = True
+    while changed:
+        changed = False
+        position = {v.id: i for i, v in enumerate(ordered)}
+        for v in ordered:
+            for general in v.specializes:
+                if general in position and position[general] < position[v.id]:
+                    ordered.remove(v)
+                    ordered.insert(position[general], v)
+                    changed = True
+                    break
+            if changed:
+                break
+    return ordered
+
+
+def _distinctions(matches: list[Verdict], kb: KnowledgeBase) -> list[Distinction]:
+    out = []
+    for first, second in zip(matches, matches[1:], strict=False):
+        special = second.id in first.specializes
+        if not special and abs(first.score - second.score) > CLOSE_SCORES:
+            continue
+        hints = first.missing + [h for h in second.missing
+                                 if h.query not in {x.query for x in first.missing}]
+        if special:
+            extra = [name for name, _ in first.evidence
+                     if name not in {n for n, _ in second.evidence}]
+            explanation = (f"{first.id} refines {second.id}; it ranks first because its own "
+                           f"evidence holds: {', '.join(dict.fromkeys(extra)) or 'see above'}")
+        else:
+            explanation = (f"{first.id} and {second.id} score within {CLOSE_SCORES:.2f}; "
+                           "the evidence below would separate them")
+        out.append(Distinction(first=first.id, second=second.id, hints=hints,
+                               explanation=explanation))
+    return out
+
+
+def _rank_key(rank: int | None) -> str:
+    return "unknown" if rank is None else str(rank)
+
+
+def diagnose_bundle(kb: KnowledgeBase, bundle: Any, only: str | None = None) -> Diagnosis:
+    cases = [c for c in kb.cases if only is None or c.case.id == only]
+    verdicts = [run_case(c, bundle) for c in cases]
+    matches = _rank_order([v for v in verdicts if v.matched])
+    near = sorted((v for v in verdicts if not v.matched and v.score > 0),
+                  key=lambda v: -v.score)[:3]
+    facts = bundle.facts
+    from kb.evidence.summary import summary_dict
+
+    diagnosis = Diagnosis(
+        evidence_root=str(bundle.root), evidence=summary_dict(bundle), matches=matches,
+        near_misses=near, distinctions=_distinctions(matches, kb),
+    )
+    if not matches:
+        by_rank: dict[str, list[EvidenceLine]] = defaultdict(list)
+        for ln in facts.suspicious:
+            if len(by_rank[_rank_key(ln.rank)]) < 5:
+                by_rank[_rank_key(ln.rank)].append(ln)
+        diagnosis.suspicious = dict(by_rank)
+        diagnosis.last_progress = {str(r): ln for r, ln in sorted(facts.last_progress.items())}
+        steps: dict[str, Missing] = {}
+        for v in near:
+            for miss in v.missing:
+                steps.setdefault(miss.query, miss)
+        diagnosis.next_steps = list(steps.values()) + GENERIC_NEXT_STEPS
+    return diagnosis
+
+
+def read_bundle(kb: KnowledgeBase, evidence: str, workers: int | None = None) -> Any:
+    from kb.evidence.reader import LogPattern, read_evidence
+
+    patterns = [LogPattern(p.key, p.regex, p.ignore_case) for p in kb.scan_patterns()]
+    return read_evidence(evidence, patterns, workers=workers)

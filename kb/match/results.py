@@ -1,0 +1,68 @@
+"""What a checker concludes: per-query results, per-case verdicts, the whole diagnosis."""
+
+from __future__ import annotations
+
+from enum import Enum
+
+from pydantic import BaseModel, Field
+
+from kb.evidence.facts import EvidenceLine
+
+
+class Truth(str, Enum):
+    """Three-valued: a query whose evidence was not handed over is UNKNOWN, not FALSE."""
+
+    TRUE = "true"
+    FALSE = "false"
+    UNKNOWN = "unknown"
+
+
+class QueryResult(BaseModel):
+    name: str
+    kind: str
+    truth: Truth
+    lines: list[EvidenceLine] = Field(default_factory=list)
+    detail: str = ""  # what was found, or why it is unknown
+    ranks: list[int] = Field(default_factory=list)  # ranks the evidence points at
+
+
+class ClauseResult(BaseModel):
+    role: str
+    text: str
+    truth: Truth
+    weight: float
+
+
+class Missing(BaseModel):
+    """Evidence that was not handed over, and how to collect it."""
+
+    query: str
+    description: str
+    commands: list[str] = Field(default_factory=list)
+    note: str | None = None
+
+
+class Verdict(BaseModel):
+    id: str
+    title: str
+    matched: bool
+    score: float
+    confidence: str  # high | medium | low
+    culprit_rank: int | None = None
+    clauses: list[ClauseResult] = Field(default_factory=list)
+    queries: list[QueryResult] = Field(default_factory=list)
+    evidence: list[tuple[str, EvidenceLine]] = Field(default_factory=list)  # (query, line)
+    against: list[tuple[str, EvidenceLine]] = Field(default_factory=list)
+    against_reasons: list[str] = Field(default_factory=list)
+    missing: list[Missing] = Field(default_factory=list)
+    specializes: list[str] = Field(default_factory=list)
+    page: str = ""
+
+
+class Distinction(BaseModel):
+    """For two close cases: evidence that would tell them apart."""
+
+    first: str
+    second: str
+    hints: list[Missing] = Field(default_factory=list)
+    explanation: str = ""

@@ -1,0 +1,76 @@
+"""A diagnosis as GitHub-flavoured markdown, for pasting into an issue."""
+
+from __future__ import annotations
+
+from dsl.compiler import KnowledgeBase
+from kb.evidence.facts import EvidenceLine
+from kb.match.diagnose import Diagnosis
+from kb.match.results import Missing
+
+
+def _fence(text: str, lang: str = "") -> list[str]:
+    ticks = "```"
+    while ticks in text:
+        ticks += "`"
+    return [f"{ticks}{lang}", text, ticks]
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def _lines_table(rows: list[tuple[str, EvidenceLine]]) -> list[str]:
+    out = ["| query | where | rank | line |", "|---|---|---|---|"]
+    for name, ln in rows:
+        rank = "" if ln.rank is None else str(ln.rank)
+        out.append(f"| {_cell(name)} | `{_cell(ln.where)}` | {rank} | `{_cell(ln.text[:200])}` |")
+    return out
+
+
+def _missing(items: list[Missing]) -> list[str]:
+    out = []
+    for miss in items:
+        out.append(f"- **{miss.query}**: {miss.description}")
+        if miss.commands:
+            out += ["", *["  " + x for x in _fence("\n".join(miss.commands), "bash")], ""]
+    return out
+
+
+def render_markdown(diagnosis: Diagnosis, kb: KnowledgeBase) -> str:
+    out = ["## kb diagnose", "", f"Evidence: `{diagnosis.evidence_root}`", ""]
+    if not diagnosis.matches:
+        out += ["**No known case matches this evidence.**", ""]
+        if diagnosis.suspicious:
+            out += ["### Most suspicious lines per rank", ""]
+            rows = [(f"rank {r}", ln) for r, lines in diagnosis.suspicious.items() for ln in lines]
+            out += _lines_table(rows) + [""]
+        out += ["### What to collect next", "", *_missing(diagnosis.next_steps)]
+        return "\n".join(out).rstrip() + "\n"
+    for i, v in enumerate(diagnosis.matches, 1):
+        out.append(f"### {i}. {v.title} (`{v.id}`)")
+        out.append("")
+        culprit = f", culprit rank **{v.culprit_rank}**" if v.culprit_rank is not None else ""
+        out.append(f"Score **{v.score:.2f}**, confidence **{v.confidence}**{culprit}. "
+                   f"[Case page]({v.page})")
+        out.append("")
+        if v.evidence:
+            out += ["<details><summary>Evidence</summary>", ""]
+            out += _lines_table(v.evidence[:20])
+            out += ["", "</details>", ""]
+        if v.missing:
+            out += ["Missing evidence:", "", *_missing(v.missing), ""]
+        if v.against_reasons:
+            out += ["Speaks against:", "", *[f"- {r}" for r in v.against_reasons], ""]
+        compiled = kb.get(v.id)
+        if compiled is not None and compiled.case.remedies:
+            out += ["Remedies:", ""]
+            for remedy in compiled.case.remedies:
+                out.append(f"1. **{remedy.title.en}**")
+                for step in remedy.steps:
+                    out.append(f"   - {step.title.en}")
+                    for cmd in step.commands[:1]:
+                        out += ["", *["     " + x for x in _fence(cmd.code, cmd.language)], ""]
+            out.append("")
+    for d in diagnosis.distinctions:
+        out += [f"**{d.first} vs {d.second}:** {d.explanation}", "", *_missing(d.hints), ""]
+    return "\n".join(out).rstrip() + "\n"

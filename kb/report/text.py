@@ -1,0 +1,158 @@
+"""A diagnosis for a terminal: colour on a TTY, plain when piped or NO_COLOR is set."""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import TextIO
+
+from dsl.compiler import KnowledgeBase
+from kb.evidence.facts import EvidenceLine
+from kb.match.diagnose import Diagnosis
+from kb.match.results import Missing, Verdict
+
+MAX_EVIDENCE = 8
+
+
+class Style:
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled
+
+    def _wrap(self, code: str, text: str) -> str:
+        return f"\033[{code}m{text}\033[0m" if self.enabled else text
+
+    def bold(self, text: str) -> str:
+        return self._wrap("1", text)
+
+    def dim(self, text: str) -> str:
+        return self._wrap("2", text)
+
+    def green(self, text: str) -> str:
+        return self._wrap("32", text)
+
+    def red(self, text: str) -> str:
+        return self._wrap("31", text)
+
+    def yellow(self, text: str) -> str:
+        return self._wrap("33", text)
+
+    def cyan(self, text: str) -> str:
+        return self._wrap("36", text)
+
+
+def use_colour(stream: TextIO) -> bool:
+    if os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR"):
+        return True
+    return hasattr(stream, "isatty") and stream.isatty()
+
+
+def _line(ln: EvidenceLine, style: Style, indent: str = "      ") -> list[str]:
+    rank = f"rank {ln.rank}" if ln.rank is not None else "no rank"
+    text = ln.text if len(ln.text) <= 220 else ln.text[:217] + "..."
+    return [f"{indent}{style.cyan(ln.where)} {style.dim('(' + rank + ')')}", f"{indent}  {text}"]
+
+
+def _missing(items: list[Missing], style: Style, indent: str = "    ") -> list[str]:
+    out = []
+    for miss in items:
+        out.append(f"{indent}- {miss.query}: {miss.description}")
+        if miss.note:
+            out.append(f"{indent}  {style.dim(miss.note)}")
+        for cmd in miss.commands:
+            for i, cmd_line in enumerate(cmd.splitlines()):
+                prefix = "$ " if i == 0 else "  "
+                out.append(f"{indent}    {style.bold(prefix + cmd_line)}")
+    return out
+
+
+def _verdict(index: int, v: Verdict, kb: KnowledgeBase, style: Style) -> list[str]:
+    colour = style.green if v.confidence == "high" else style.yellow
+    head = f"{index}. {v.id}  score {v.score:.2f}  confidence {v.confidence}"
+    out = [style.bold(colour(head)), f"   {v.title}"]
+    if v.culprit_rank is not None:
+        out.append(f"   culprit rank: {style.bold(str(v.culprit_rank))}")
+    out.append("   condition:")
+    for c in v.clauses:
+        mark = {"true": style.green("✔"), "false": style.red("✘"), "unknown": style.yellow("?")}
+        out.append(f"     {mark[c.truth.value]} {c.role:<8} {c.text}")
+    if v.evidence:
+        out.append("   evidence:")
+        for name, ln in v.evidence[:MAX_EVIDENCE]:
+            out.append(f"    [{name}]")
+            out.extend(_line(ln, style))
+        if len(v.evidence) > MAX_EVIDENCE:
+            out.append(f"    … and {len(v.evidence) - MAX_EVIDENCE} more line(s) (--format json)")
+    if v.against_reasons:
+        out.append("   speaks against:")
+        out.extend(f"    - {r}" for r in v.against_reasons)
+    if v.missing:
+        out.append("   missing evidence (collect it to be sure):")
+        out.extend(_missing(v.missing, style))
+    compiled = kb.get(v.id)
+    if compiled is not None and compiled.case.remedies:
+        out.append("   remedies:")
+        for r_i, remedy in enumerate(compiled.case.remedies, 1):
+            out.append(f"    {r_i}. {remedy.title.en}")
+            for s_i, step in enumerate(remedy.steps, 1):
+                out.append(f"       {r_i}.{s_i} {step.title.en}")
+                for cmd in step.commands[:2]:
+                    for cmd_line in cmd.code.splitlines()[:6]:
+                        out.append(f"           {style.bold(cmd_line)}")
+                if step.verify:
+                    out.append(f"           verify: {step.verify.en.splitlines()[0]}")
+    out.append(f"   page: {v.page}")
+    return out
+
+
+def render_text(diagnosis: Diagnosis, kb: KnowledgeBase, *, colour: bool = False,
+                summary: str = "") -> str:
+    style = Style(colour)
+    out: list[str] = []
+    if summary:
+        out += [style.bold("Evidence"), summary.rstrip(), ""]
+    if diagnosis.matches:
+        n = len(diagnosis.matches)
+        out.append(style.bold(f"Diagnosis: {n} known case(s) match, best first"))
+        out.append("")
+        for i, v in enumerate(diagnosis.matches, 1):
+            out += _verdict(i, v, kb, style)
+            out.append("")
+        for d in diagnosis.distinctions:
+            out.append(style.bold(f"Telling {d.first} from {d.second}:"))
+            out.append(f"   {d.explanation}")
+            out.extend(_missing(d.hints, style, "   "))
+            out.append("")
+    else:
+        out.append(style.bold(style.yellow("No known case matches this evidence.")))
+        out.append("")
+        if diagnosis.near_misses:
+            out.append("Partly matching (not enough to say):")
+            for v in diagnosis.near_misses:
+                failed = [c.text for c in v.clauses if c.role == "require" and c.truth.value
+                          != "true"]
+                out.append(f"  - {v.id} (score {v.score:.2f}): missing {'; '.join(failed)}")
+            out.append("")
+        if diagnosis.suspicious:
+            out.append("Most suspicious lines per rank:")
+            for rank, lines in diagnosis.suspicious.items():
+                out.append(f"  rank {rank}:")
+                for ln in lines:
+                    out.extend(_line(ln, style, "    "))
+            out.append("")
+        if diagnosis.last_progress:
+            out.append("Last progress line of each rank:")
+            for rank, ln in diagnosis.last_progress.items():
+                out.append(f"  rank {rank}:")
+                out.extend(_line(ln, style, "    "))
+            out.append("")
+        out.append("What to collect next:")
+        out.extend(_missing(diagnosis.next_steps, style, "  "))
+    return "\n".join(out).rstrip() + "\n"
+
+
+def write_text(diagnosis: Diagnosis, kb: KnowledgeBase, summary: str = "",
+               stream: TextIO | None = None) -> None:
+    stream = stream or sys.stdout
+    stream.write(render_text(diagnosis, kb, colour=use_colour(stream), summary=summary))
