@@ -1,0 +1,121 @@
+"""Hyperscan backend: one automaton for all patterns, match end offsets reported per chunk.
+
+Why block mode per chunk (not stream mode, not HS_FLAG_SINGLEMATCH): measured on NCCL-style logs,
+block mode scans 10-20% faster than stream mode; SINGLEMATCH only says a pattern occurs somewhere
+in the scanned unit, so it would need one scan call per line. Stream mode is used only for a line
+longer than the chunk, so such a line is still matched in full without being held in memory.
+Compiled databases are cached on disk (keyed by the patterns and the hyperscan version) because
+compiling 500 patterns takes about half a second, more than the whole `kb evidence` start-up budget.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import platform
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+import hyperscan as hs
+
+FLAG_MULTILINE = hs.HS_FLAG_MULTILINE
+FLAG_CASELESS = hs.HS_FLAG_CASELESS
+
+
+def compile_error(expr: bytes, flags: int) -> str | None:
+    """The compiler's message for one expression, or None if it compiles."""
+    db = hs.Database(mode=hs.HS_MODE_BLOCK)
+    try:
+        db.compile(expressions=[expr], ids=[0], flags=[flags])
+    except hs.error as exc:
+        return str(exc)
+    return None
+
+
+def _cache_dir() -> Path | None:
+    if os.environ.get("KB_SCAN_CACHE", "1") == "0":
+        return None
+    root = os.environ.get("KB_CACHE_DIR") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "kb"
+    )
+    return Path(root) / "scan"
+
+
+def _compile(exprs: list[bytes], flags: list[int], mode: int) -> hs.Database:
+    """Compile, or load the same database from the on-disk cache."""
+    key = hashlib.sha256(
+        repr((hs.__version__, platform.machine(), mode, exprs, flags)).encode()
+    ).hexdigest()[:32]
+    cache = _cache_dir()
+    path = cache / f"{key}.hsdb" if cache else None
+    if path is not None and path.is_file():
+        try:
+            return hs.loadb(path.read_bytes(), mode)
+        except (hs.error, OSError, TypeError):
+            pass  # stale or foreign file: recompile and overwrite
+    db = hs.Database(mode=mode)
+    db.compile(expressions=exprs, ids=list(range(len(exprs))), flags=flags)
+    if path is not None:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+            with os.fdopen(fd, "wb") as f:
+                f.write(hs.dumpb(db))
+            os.replace(tmp, path)
+        except OSError:
+            pass  # a read-only home must not break scanning
+    return db
+
+
+class HyperscanBackend:
+    """Scans blocks of whole lines; returns codes `end_offset * n + pattern_index`."""
+
+    def __init__(self, exprs: list[bytes], flags: list[int]) -> None:
+        self.n = len(exprs)
+        self._exprs, self._flags = exprs, flags
+        self._db = _compile(exprs, flags, hs.HS_MODE_BLOCK)
+        self._scratch = hs.Scratch(self._db)
+        self._stream_db: hs.Database | None = None
+        self._stream_scratch: hs.Scratch | None = None
+
+    def scan_block(self, data: memoryview) -> list[int]:
+        out: list[int] = []
+        app, n = out.append, self.n
+
+        def on_match(idx: int, _start: int, end: int, _flags: int, _ctx: object) -> None:
+            app(end * n + idx)
+
+        self._db.scan(data, match_event_handler=on_match, scratch=self._scratch)
+        return out
+
+    def line_stream(self, limit: int) -> HyperscanLine:
+        """Matcher for one line fed in pieces (the line is longer than a chunk)."""
+        del limit  # the stream sees the whole line, whatever its length
+        if self._stream_db is None:
+            self._stream_db = _compile(self._exprs, self._flags, hs.HS_MODE_STREAM)
+            self._stream_scratch = hs.Scratch(self._stream_db)
+        return HyperscanLine(self._stream_db, self._stream_scratch)
+
+
+class HyperscanLine:
+    """Pattern indexes matched anywhere in one long line, fed piece by piece."""
+
+    def __init__(self, db: hs.Database, scratch: hs.Scratch | None) -> None:
+        self.hits: set[int] = set()
+        add: Callable[[int], None] = self.hits.add
+
+        def on_match(idx: int, _start: int, _end: int, _flags: int, _ctx: object) -> None:
+            add(idx)
+
+        self._on_match = on_match
+        self._scratch = scratch
+        self._stream = db.stream(match_event_handler=on_match)
+        self._stream.__enter__()
+
+    def feed(self, piece: memoryview) -> None:
+        self._stream.scan(piece, scratch=self._scratch, match_event_handler=self._on_match)
+
+    def close(self) -> set[int]:
+        self._stream.close(scratch=self._scratch, match_event_handler=self._on_match)
+        return self.hits

@@ -1,0 +1,341 @@
+"""One streaming pass per file that answers every log query of every case at once.
+
+Guarantees of `scan_stream` (both engines unless noted):
+
+* A line is the bytes between two `\\n` (the last line may lack one); one trailing `\\r` is not
+  part of the line, and `$` matches before `\\r\\n` as before `\\n`. Line numbers are 1-based.
+* A pattern matches a line iff it matches somewhere inside that line: hits that the chunked scan
+  finds across a newline are re-checked on the line alone (only for patterns that can consume a
+  newline, e.g. `\\s` or `[^x]`), so a match never spans two lines.
+* Memory is bounded by about 2 x chunk_size + max_line_bytes per scan, whatever the file or line
+  length. `on_line` receives at most the first `max_line_bytes` bytes of a line, but the pattern
+  ids are decided on the whole line: a line longer than `chunk_size` is fed to hyperscan in
+  streaming mode piece by piece. The re2 fallback cannot stream, so on such a line it only sees
+  the first `chunk_size` bytes (a `$` may then also match at that cut).
+* Cost is linear in the input: no backtracking engine, no per-line Python work except on lines
+  that matched.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, BinaryIO, Protocol
+
+import re2
+
+from kb.scan import _re2, syntax
+
+try:
+    from kb.scan import _hyperscan
+except ImportError:  # no wheel for this platform: RE2 fallback
+    _hyperscan = None  # type: ignore[assignment]
+
+ENGINE: str = "hyperscan" if _hyperscan is not None else "re2"
+ENGINES: tuple[str, ...] = ("hyperscan", "re2") if _hyperscan is not None else ("re2",)
+
+
+class _LineMatcher(Protocol):
+    def feed(self, piece: memoryview) -> None: ...
+    def close(self) -> set[int]: ...
+
+
+class _Backend(Protocol):
+    n: int
+
+    def scan_block(self, data: memoryview) -> list[int]: ...
+    def line_stream(self, limit: int) -> Any: ...
+
+
+@dataclass
+class ScanStats:
+    bytes: int
+    lines: int
+    matched_lines: int
+
+
+def validate_regex(regex: str, ignore_case: bool = False) -> str | None:
+    """Why `regex` cannot be a log query, or None when every engine accepts it."""
+    if not regex:
+        return "empty pattern"
+    construct = syntax.backtracking_construct(regex)
+    if construct:
+        return f"needs a backtracking regex engine: {construct} is not supported"
+    anchor = syntax.buffer_anchor(regex)
+    if anchor:
+        return f"{anchor} anchors at the edge of a scanned chunk, not a line: use ^ or $"
+    expr = syntax.crlf_dollar(regex).encode()
+    error = _re2.compile_error(expr, _re2.FLAG_MULTILINE | (_re2.FLAG_CASELESS * ignore_case))
+    if error is None and _hyperscan is not None:
+        flags = _hyperscan.FLAG_MULTILINE | (_hyperscan.FLAG_CASELESS * ignore_case)
+        error = _hyperscan.compile_error(expr, flags)
+    if error is not None:
+        return error
+    if _line_regex(regex, ignore_case).search(b"") is not None:
+        return "matches the empty string, so it would match every line"
+    return None
+
+
+@functools.lru_cache(maxsize=4096)
+def _line_regex(regex: str, ignore_case: bool) -> Any:
+    """RE2 program for one line of text (no newline inside, so no multiline flag needed)."""
+    return re2.compile(regex.encode(), _re2.options(ignore_case))
+
+
+def extract(regex: str, line: bytes | str, *, ignore_case: bool = False) -> dict[str, str] | None:
+    """Named and numbered captures of the first match in `line` (RE2: linear time), or None.
+
+    Meant for lines `scan_stream` already reported: capture extraction is the slow part of a regex
+    engine, so it is never run on every line. Groups that did not take part are left out.
+    """
+    data = line.encode() if isinstance(line, str) else line
+    m = _line_regex(regex, ignore_case).search(data)
+    if m is None:
+        return None
+    out: dict[str, str] = {}
+    for i, value in enumerate(m.groups(), start=1):
+        if value is not None:
+            out[str(i)] = value.decode("utf-8", "replace")
+    for name, value in m.groupdict().items():
+        if value is not None:
+            out[name.decode() if isinstance(name, bytes) else name] = value.decode("utf-8", "replace")
+    return out
+
+
+class PatternSet:
+    """All log queries compiled into one multi-pattern program (compiled once, reusable).
+
+    Pickles as its pattern list; unpickling in a worker reuses a per-process cache, so a pool
+    compiles (or loads from the on-disk cache) once per worker, not once per file.
+    """
+
+    def __init__(
+        self, patterns: Sequence[tuple[int, str, bool]], *, engine: str | None = None
+    ) -> None:
+        self.patterns: tuple[tuple[int, str, bool], ...] = tuple(
+            (int(i), str(rx), bool(ic)) for i, rx, ic in patterns
+        )
+        self.engine = engine or ENGINE
+        if self.engine not in ENGINES:
+            raise ValueError(f"engine {self.engine!r} is not available here (have {ENGINES})")
+        for pid, rx, ic in self.patterns:
+            if not rx or syntax.backtracking_construct(rx) or syntax.buffer_anchor(rx):
+                raise ValueError(f"pattern {pid} {rx!r}: {validate_regex(rx, ic)}")
+        self.ids: list[int] = [p[0] for p in self.patterns]
+        # Patterns whose hits must be re-checked on the line alone (see module docstring).
+        self.verify: dict[int, Any] = {
+            idx: _line_regex(rx, ic)
+            for idx, (_, rx, ic) in enumerate(self.patterns)
+            if syntax.may_match_newline(rx)
+        }
+        self.backend: _Backend | None = self._compile() if self.patterns else None
+
+    def _compile(self) -> _Backend:
+        exprs = [syntax.crlf_dollar(rx).encode() for _, rx, _ in self.patterns]
+        try:
+            if self.engine == "hyperscan" and _hyperscan is not None:
+                m, c = _hyperscan.FLAG_MULTILINE, _hyperscan.FLAG_CASELESS
+                flags = [m | (c * ic) for _, _, ic in self.patterns]
+                return _hyperscan.HyperscanBackend(exprs, flags)
+            m, c = _re2.FLAG_MULTILINE, _re2.FLAG_CASELESS
+            flags = [m | (c * ic) for _, _, ic in self.patterns]
+            return _re2.Re2Backend(exprs, flags)
+        except Exception as exc:
+            for pid, rx, ic in self.patterns:
+                problem = validate_regex(rx, ic)
+                if problem:
+                    raise ValueError(f"pattern {pid} {rx!r}: {problem}") from exc
+            raise
+
+    def __len__(self) -> int:
+        return len(self.patterns)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_restore, (self.patterns, self.engine))
+
+
+_RESTORED: dict[tuple[Any, ...], PatternSet] = {}
+
+
+def _restore(patterns: tuple[tuple[int, str, bool], ...], engine: str) -> PatternSet:
+    key = (patterns, engine)
+    found = _RESTORED.get(key)
+    if found is None:
+        if len(_RESTORED) >= 8:
+            _RESTORED.clear()
+        found = _RESTORED[key] = PatternSet(patterns, engine=engine)
+    return found
+
+
+OnLine = Callable[[int, bytes, list[int]], None]
+
+
+def _fill(stream: BinaryIO, target: memoryview) -> int:
+    """Read until `target` is full or EOF (pipes and sockets return short reads)."""
+    got, size = 0, len(target)
+    readinto = getattr(stream, "readinto", None)
+    while got < size:
+        if readinto is not None:
+            n = readinto(target[got:])
+        else:
+            data = stream.read(size - got)
+            n = len(data)
+            target[got : got + n] = data
+        if not n:
+            break
+        got += n
+    return got
+
+
+class _Emitter:
+    """Turns match codes of one block into `on_line` calls; the per-matched-line Python work."""
+
+    def __init__(self, patterns: PatternSet, on_line: OnLine, max_line_bytes: int) -> None:
+        self.ids, self.verify = patterns.ids, patterns.verify
+        self.on_line, self.max = on_line, max_line_bytes
+        self.matched = 0
+
+    def line(self, mv: memoryview, start: int, end: int, line_no: int, hits: set[int]) -> None:
+        if end > start and mv[end - 1] == 13:
+            end -= 1
+        if self.verify:
+            for idx in hits & self.verify.keys():
+                if self.verify[idx].search(mv[start:end].tobytes()) is None:
+                    hits.discard(idx)
+            if not hits:
+                return
+        ids = self.ids
+        self.matched += 1
+        self.on_line(
+            line_no, mv[start : min(end, start + self.max)].tobytes(), sorted({ids[i] for i in hits})
+        )
+
+    def block(self, buf: bytearray, mv: memoryview, block_end: int, codes: list[int], base: int) -> int:
+        """Report matched lines of buf[:block_end] (whose first line is line base+1).
+
+        Returns the number of newlines in the block.
+        """
+        codes.sort()
+        n = len(self.ids)
+        counted = newlines = 0  # newlines in buf[:counted]
+        cur_end = -1
+        hits: set[int] = set()
+        line_no = 0
+        for code in codes:
+            end, idx = divmod(code, n)
+            p = end - 1  # last byte of the match; its line is the match's line
+            if p <= cur_end:
+                hits.add(idx)
+                continue
+            if hits:
+                self.line(mv, counted, cur_end, line_no, hits)
+            lo = cur_end + 1
+            r = buf.rfind(b"\n", lo, p)
+            start = r + 1 if r >= 0 else lo
+            newlines += buf.count(b"\n", counted, start)
+            counted = start
+            line_no = base + newlines + 1
+            cur_end = buf.find(b"\n", p, block_end)
+            if cur_end < 0:
+                cur_end = block_end
+            hits = {idx}
+        if hits:
+            self.line(mv, counted, cur_end, line_no, hits)
+        return newlines + buf.count(b"\n", counted, block_end)
+
+
+def scan_stream(
+    stream: BinaryIO,
+    patterns: PatternSet,
+    on_line: OnLine,
+    *,
+    max_line_bytes: int = 65536,
+    chunk_size: int = 1 << 20,
+) -> ScanStats:
+    """Call `on_line(line_no, line, ids)` for each line matching at least one pattern, in order."""
+    if chunk_size < 1 or max_line_bytes < 0:
+        raise ValueError("chunk_size must be >= 1 and max_line_bytes >= 0")
+    backend = patterns.backend
+    emit = _Emitter(patterns, on_line, max_line_bytes)
+    buf = bytearray(2 * chunk_size)
+    mv = memoryview(buf)
+    carry = lines = total = 0  # carry: bytes of an unfinished line at buf[:carry]
+    while True:
+        n = _fill(stream, mv[carry : carry + chunk_size])
+        total += n
+        end = carry + n
+        if n == 0:
+            if carry:  # last line without a newline
+                codes = backend.scan_block(mv[:carry]) if backend else []
+                lines += emit.block(buf, mv, carry, codes, lines) + 1
+            break
+        last_nl = buf.rfind(b"\n", carry, end)
+        if last_nl < 0:
+            if end < chunk_size:
+                carry = end
+                continue
+            read, carry, eof = _long_line(stream, buf, mv, end, backend, emit, lines, chunk_size)
+            total += read
+            lines += 1
+            if eof:
+                break
+            continue
+        block_end = last_nl + 1
+        codes = backend.scan_block(mv[:block_end]) if backend else []
+        lines += emit.block(buf, mv, block_end, codes, lines)
+        carry = end - block_end
+        if carry:
+            buf[:carry] = buf[block_end:end]
+    return ScanStats(bytes=total, lines=lines, matched_lines=emit.matched)
+
+
+def _long_line(
+    stream: BinaryIO,
+    buf: bytearray,
+    mv: memoryview,
+    end: int,
+    backend: _Backend | None,
+    emit: _Emitter,
+    lines_before: int,
+    chunk_size: int,
+) -> tuple[int, int, bool]:
+    """Consume a line longer than the buffer, keeping only its head.
+
+    Returns (bytes read, bytes of the next line left at buf[:carry], hit EOF).
+    """
+    matcher: _LineMatcher | None = backend.line_stream(chunk_size) if backend else None
+    keep = emit.max
+    head = bytearray(mv[: min(end, keep)])
+    length, read = end, 0
+    last = buf[end - 1]
+    if matcher:
+        matcher.feed(mv[:end])
+    carry, eof = 0, False
+    while True:
+        n = _fill(stream, mv[:chunk_size])
+        read += n
+        if n == 0:
+            eof = True
+            break
+        nl = buf.find(b"\n", 0, n)
+        piece = n if nl < 0 else nl
+        if piece:
+            if matcher:
+                matcher.feed(mv[:piece])
+            if len(head) < keep:
+                head += mv[: min(piece, keep - len(head))]
+            length += piece
+            last = buf[piece - 1]
+        if nl >= 0:
+            carry = n - nl - 1
+            buf[:carry] = buf[nl + 1 : n]
+            break
+    hits = matcher.close() if matcher else set()
+    if last == 13 and length - 1 < keep:
+        del head[-1]  # the CR of a CRLF ending, kept only because the line was cut
+    if hits:
+        emit.matched += 1
+        ids = emit.ids
+        emit.on_line(lines_before + 1, bytes(head), sorted({ids[i] for i in hits}))
+    return read, carry, eof

@@ -1,0 +1,120 @@
+"""A small tokenizer over regex source text, for what the engines cannot tell us themselves.
+
+Why: both engines scan whole chunks, not single lines, so three things must be decided from the
+pattern text: which constructs need backtracking (rejected with a clear message), where `$` must
+also accept a `\\r` before the newline (CRLF logs), and whether a pattern could match a newline
+(its hits are then re-checked on the line alone, so a match never spans two lines).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+# Escapes that can match "\n" (or that we cannot rule out): whitespace, negated classes,
+# explicit code points, Unicode properties, generic newlines.
+_NL_ESCAPES = frozenset("sWDnvpPRxXNhHVcCeuU01234567")
+# Escapes anchored to the scanned buffer, not to the line; chunks would make them meaningless.
+_BUFFER_ANCHORS = {"A": r"\A", "z": r"\z", "Z": r"\Z", "G": r"\G"}
+_LOOKAROUND = (
+    ("(?=", "lookahead"),
+    ("(?!", "negative lookahead"),
+    ("(?<=", "lookbehind"),
+    ("(?<!", "negative lookbehind"),
+    ("(?>", "atomic group"),
+)
+_INLINE_FLAGS = re.compile(r"\(\?([a-zA-Z]*)(?:-[a-zA-Z]*)?[:)]")
+
+
+def _tokens(regex: str) -> Iterator[tuple[str, bool]]:
+    """Yield (token, inside_class); a token is an escape (`\\x`), a class bracket, or one char."""
+    i, n, in_class = 0, len(regex), False
+    while i < n:
+        c = regex[i]
+        if c == "\\" and i + 1 < n:
+            yield regex[i : i + 2], in_class
+            i += 2
+            continue
+        if not in_class and c == "[":
+            yield c, False
+            in_class = True
+            i += 1
+            # A leading "^" and a "]" right after the opening bracket are literal class members.
+            if i < n and regex[i] == "^":
+                yield "^", True
+                i += 1
+            if i < n and regex[i] == "]":
+                yield "]", True
+                i += 1
+            continue
+        if in_class and c == "[" and regex.startswith("[:", i):
+            end = regex.find(":]", i + 2)
+            if end != -1:
+                yield regex[i : end + 2], True
+                i = end + 2
+                continue
+        if in_class and c == "]":
+            in_class = False
+            yield c, False
+            i += 1
+            continue
+        yield c, in_class
+        i += 1
+
+
+def backtracking_construct(regex: str) -> str | None:
+    """Name the first construct that needs a backtracking engine, or None."""
+    for tok, in_class in _tokens(regex):
+        if not in_class and len(tok) == 2 and tok[0] == "\\" and tok[1] in "123456789kg":
+            return f"backreference {tok!r}"
+    plain = _strip_classes(regex)
+    for marker, name in _LOOKAROUND:
+        if marker in plain:
+            return f"{name} {marker!r}"
+    if re.search(r"[*+?}]\+", plain):
+        return "possessive quantifier"
+    return None
+
+
+def buffer_anchor(regex: str) -> str | None:
+    """The first `\\A`, `\\z`, `\\Z` or `\\G` outside a class: they would anchor at chunk edges."""
+    for tok, in_class in _tokens(regex):
+        if not in_class and len(tok) == 2 and tok[0] == "\\" and tok[1] in _BUFFER_ANCHORS:
+            return _BUFFER_ANCHORS[tok[1]]
+    return None
+
+
+def _strip_classes(regex: str) -> str:
+    """The pattern with escapes and character classes blanked out (for simple searches)."""
+    return "".join(
+        "_" if in_class or (len(tok) == 2 and tok[0] == "\\") else tok
+        for tok, in_class in _tokens(regex)
+    )
+
+
+def crlf_dollar(regex: str) -> str:
+    """Rewrite each `$` outside a class to `(?:\\r?$)` so `foo$` also ends a CRLF line."""
+    return "".join(
+        "(?:\\r?$)" if tok == "$" and not in_class else tok for tok, in_class in _tokens(regex)
+    )
+
+
+def may_match_newline(regex: str) -> bool:
+    """Conservative: True unless the pattern provably never consumes a newline byte."""
+    toks = list(_tokens(regex))
+    for k, (tok, in_class) in enumerate(toks):
+        if len(tok) == 2 and tok[0] == "\\":
+            if tok[1] in _NL_ESCAPES:
+                return True
+            # A range that starts with an escape such as "\t-\r" may cover "\n".
+            if in_class and k + 1 < len(toks) and toks[k + 1][0] == "-":
+                return True
+        elif tok == "^" and in_class and k > 0 and toks[k - 1][0] == "[":
+            return True  # negated class: matches "\n" unless listed
+        elif tok == "\n":
+            return True
+    return any("s" in m.group(1) for m in _INLINE_FLAGS.finditer(_strip_classes_keep_groups(regex)))
+
+
+def _strip_classes_keep_groups(regex: str) -> str:
+    return "".join("_" if in_class else tok for tok, in_class in _tokens(regex))
