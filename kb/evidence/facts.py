@@ -135,6 +135,19 @@ class NcclTransport(BaseModel):
     evidence: EvidenceLine
 
 
+class ProcessFailure(BaseModel):
+    """A worker that died: torchrun's ChildFailedError table or the agent's "failed (exitcode" line."""
+
+    rank: int | None = None
+    local_rank: int | None = None
+    exitcode: int | None = None
+    signal: str | None = None  # "SIGABRT" when the traceback line says "Signal 6 (SIGABRT)"
+    host: str | None = None
+    pid: int | None = None
+    root_cause: bool = False
+    evidence: EvidenceLine
+
+
 class Facts(BaseModel):
     """Everything the evidence reader understood about one evidence folder."""
 
@@ -163,6 +176,8 @@ class Facts(BaseModel):
     source_findings: list[SourceFinding] = Field(default_factory=list)
     notes: list[EvidenceLine] = Field(default_factory=list)  # the user's own words
     conflicts: list[str] = Field(default_factory=list)  # two captures disagree: said plainly
+    process_failures: list[ProcessFailure] = Field(default_factory=list)
+    torch_cuda_version: str | None = None  # "CUDA used to build PyTorch" (collect_env)
 
     def kinds(self) -> set[str]:
         return {f.kind for f in self.files}

@@ -1,0 +1,184 @@
+"""Reads tar and zip archives in place, member by member, refusing members that could escape.
+
+Nothing is extracted to disk. Unsafe members (path traversal, absolute paths, links, devices)
+are reported as "unsafe archive member"; inflation is bounded by `InflateBudget`.
+"""
+
+from __future__ import annotations
+
+import lzma
+import stat
+import tarfile
+import zipfile
+import zlib
+from collections.abc import Iterator
+from typing import BinaryIO
+
+from kb.evidence.bounded import BoundedReader, InflateBudget, InflateLimitError, PrefixedStream
+from kb.evidence.facts import SkippedFile
+from kb.evidence.inputs import InputFile, _Counting, decompressor_for, is_archive, logical_name
+
+_ARCHIVE_ERRORS = (
+    tarfile.TarError,
+    zipfile.BadZipFile,
+    zipfile.LargeZipFile,
+    OSError,
+    EOFError,
+    zlib.error,
+    lzma.LZMAError,
+    ValueError,
+    NotImplementedError,
+    RuntimeError,
+)
+
+
+def member_problem(name: str) -> str | None:
+    """Why a member name is unsafe, or None.
+
+    >>> member_problem("../etc/passwd"), member_problem("/abs"), member_problem("a/./b.log")
+    ('path traversal (..)', 'absolute path', None)
+    >>> member_problem("C:\\\\x")
+    'absolute path'
+    """
+    norm = name.replace("\\", "/")
+    if norm.startswith("/") or (len(norm) > 1 and norm[1] == ":"):
+        return "absolute path"
+    if ".." in norm.split("/"):
+        return "path traversal (..)"
+    return None
+
+
+def archive_format(name: str, head: bytes) -> str | None:
+    """'zip', 'tar' or None, from the magic number first and the name second."""
+    if head.startswith(b"PK\x03\x04") or head.startswith(b"PK\x05\x06"):
+        return "zip"
+    if head[257:262] == b"ustar" or decompressor_for(head) is not None and is_archive(name):
+        return "tar"
+    if is_archive(name):
+        return "zip" if name.lower().endswith(".zip") else "tar"
+    return None
+
+
+def iter_archive(
+    src: InputFile, budget: InflateBudget, skipped: list[SkippedFile]
+) -> Iterator[InputFile]:
+    """Members of an archive as InputFiles; each must be read before asking for the next."""
+    try:
+        raw = src.open()
+    except OSError as exc:
+        skipped.append(SkippedFile(path=src.display, reason=f"unreadable: {exc.strerror or exc}"))
+        return
+    try:
+        head = raw.read(600)
+        fmt = archive_format(src.display, head)
+        if fmt == "zip":
+            if src.fs_path is None:  # stdin spool: seekable
+                raw.seek(0)
+                yield from _iter_zip(src.display, raw, budget, skipped)
+            else:
+                raw.close()
+                with open(src.fs_path, "rb") as fh:
+                    yield from _iter_zip(src.display, fh, budget, skipped)
+        else:
+            yield from _iter_tar(src.display, PrefixedStream(head, raw), budget, skipped)  # type: ignore[arg-type]
+    except InflateLimitError as exc:
+        skipped.append(SkippedFile(path=src.display, reason=f"{exc}; rest of the archive not read"))
+    except _ARCHIVE_ERRORS as exc:
+        skipped.append(SkippedFile(path=src.display, reason=f"corrupt or truncated archive: {exc}"))
+    finally:
+        raw.close()
+
+
+def _child(display: str, name: str) -> str:
+    norm = name.replace("\\", "/")
+    while norm.startswith("./"):
+        norm = norm[2:]
+    return f"{display}!/{norm}"
+
+
+def _nested(name: str) -> bool:
+    return is_archive(logical_name(name.rsplit("/", 1)[-1]))
+
+
+def _iter_tar(
+    display: str, raw: BinaryIO, budget: InflateBudget, skipped: list[SkippedFile]
+) -> Iterator[InputFile]:
+    head = raw.read(6)
+    raw = PrefixedStream(head, raw)  # type: ignore[assignment]
+    factory = decompressor_for(head)
+    stream: BinaryIO = raw
+    if factory is not None:
+        counter = _Counting(raw)
+        stream = BoundedReader(factory(fileobj=counter), budget, lambda: counter.count)  # type: ignore[assignment]
+    with tarfile.open(fileobj=stream, mode="r|") as tf:
+        for member in tf:
+            name = member.name
+            child = _child(display, name)
+            if member.isdir():
+                continue
+            problem = member_problem(name)
+            if problem is None:
+                if member.issym():
+                    problem = f"symlink to {member.linkname}"
+                elif member.islnk():
+                    problem = f"hard link to {member.linkname}"
+                elif member.ischr() or member.isblk():
+                    problem = "device file"
+                elif member.isfifo():
+                    problem = "FIFO"
+                elif not member.isfile():
+                    problem = "not a regular file"
+            if problem:
+                skipped.append(SkippedFile(path=child, reason=f"unsafe archive member: {problem}"))
+                continue
+            if _nested(name):
+                skipped.append(SkippedFile(path=child, reason="nested archive (not opened)"))
+                continue
+            yield InputFile(
+                display=child,
+                size=member.size,
+                opener=lambda m=member: tf.extractfile(m),  # type: ignore[misc]
+                gz=_gz(name),
+                budget=budget,
+            )
+
+
+def _gz(name: str) -> bool:
+    return name.lower().endswith(".gz") and not is_archive(name)
+
+
+def _iter_zip(
+    display: str, fh: BinaryIO, budget: InflateBudget, skipped: list[SkippedFile]
+) -> Iterator[InputFile]:
+    with zipfile.ZipFile(fh) as zf:
+        for info in zf.infolist():
+            name = info.filename
+            child = _child(display, name)
+            if info.is_dir():
+                continue
+            problem = member_problem(name)
+            mode = info.external_attr >> 16
+            if problem is None:
+                if stat.S_ISLNK(mode):
+                    problem = "symlink"
+                elif mode and not stat.S_ISREG(mode) and stat.S_IFMT(mode):
+                    problem = "not a regular file"
+            if problem:
+                skipped.append(SkippedFile(path=child, reason=f"unsafe archive member: {problem}"))
+                continue
+            if info.flag_bits & 0x1:
+                skipped.append(SkippedFile(path=child, reason="encrypted archive member"))
+                continue
+            if _nested(name):
+                skipped.append(SkippedFile(path=child, reason="nested archive (not opened)"))
+                continue
+            packed = max(info.compress_size, 1)
+            yield InputFile(
+                display=child,
+                size=info.file_size,
+                opener=lambda i=info, p=packed: BoundedReader(  # type: ignore[misc]
+                    zf.open(i), budget, lambda: p
+                ),
+                gz=_gz(name),
+                budget=budget,
+            )

@@ -1,0 +1,269 @@
+"""Reads one file: sniff the head, classify, then either parse it whole or scan it once.
+
+One `scan_stream` pass serves every line source and every case pattern; Python only runs on
+lines that matched something.
+"""
+
+from __future__ import annotations
+
+import io
+import lzma
+import zlib
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import BinaryIO, NamedTuple
+
+from kb.evidence.bounded import InflateLimitError, PrefixedStream
+from kb.evidence.context import FileContext
+from kb.evidence.facts import EvidenceFile, EvidenceLine, Facts, SkippedFile
+from kb.evidence.inputs import InputFile
+from kb.evidence.limits import Limits
+from kb.evidence.ranks import PathHints, content_rank, path_hints, strip_prefixes
+from kb.evidence.registry import LINE_SOURCES, SOURCES, classify
+from kb.evidence.scanning import PatternSet, scan_stream
+from kb.evidence.sources.base import LineSource, WholeFileSource
+
+CASE = "<case>"
+
+
+class LogPattern(NamedTuple):
+    """A case log-query regex (RE2 syntax); hits are collected under `key`."""
+
+    key: str
+    regex: str
+    ignore_case: bool = False
+
+
+@dataclass
+class Compiled:
+    log_set: PatternSet  # every line source's patterns + the case patterns
+    case_set: PatternSet | None  # case patterns only (for whole-file kinds)
+    owners: dict[int, tuple[str, str]]  # pattern id -> (source name or CASE, key)
+
+
+@lru_cache(maxsize=8)
+def compile_patterns(patterns: tuple[LogPattern, ...]) -> Compiled:
+    """Builds the pattern sets once per process for a given set of case patterns."""
+    owners: dict[int, tuple[str, str]] = {}
+    entries: list[tuple[int, str, bool]] = []
+    for cls in LINE_SOURCES:
+        for key, (rx, ic) in cls.patterns.items():
+            owners[len(entries)] = (cls.name, key)
+            entries.append((len(entries), rx, ic))
+    case_entries: list[tuple[int, str, bool]] = []
+    for pat in patterns:
+        pid = len(entries) + len(case_entries)
+        owners[pid] = (CASE, pat.key)
+        case_entries.append((pid, pat.regex, pat.ignore_case))
+    return Compiled(
+        log_set=PatternSet(entries + case_entries),
+        case_set=PatternSet(case_entries) if case_entries else None,
+        owners=owners,
+    )
+
+
+def check_patterns(patterns: Sequence[LogPattern]) -> None:
+    """Raises ValueError naming the first case pattern that does not compile."""
+    for pat in patterns:
+        try:
+            PatternSet([(0, pat.regex, pat.ignore_case)])
+        except Exception as exc:
+            raise ValueError(f"log pattern {pat.key!r} does not compile: {exc}") from None
+
+
+@dataclass
+class FileResult:
+    """What one file contributed; merged into the bundle by the reader."""
+
+    file: EvidenceFile | None
+    facts: Facts
+    skipped: list[SkippedFile] = field(default_factory=list)
+    hits: dict[str, list[EvidenceLine]] = field(default_factory=dict)
+    counts: dict[str, dict[int, int]] = field(default_factory=dict)
+    world_size: int | None = None
+
+
+def head_problem(head: bytes, limits: Limits) -> str | None:
+    """Why a file is not text, judged from its first bytes.
+
+    >>> head_problem(b"ok\\x00", Limits()), head_problem(b"\\xff\\xfe" * 50, Limits())
+    ('binary (NUL bytes in the first 8 KiB)', 'bad encoding (100% of the first 8 KiB is not UTF-8)')
+    """
+    if not head:
+        return "empty file"
+    if b"\x00" in head:
+        return f"binary (NUL bytes in the first {limits.head_bytes // 1024} KiB)"
+    text = head.decode("utf-8", "replace")
+    bad = text.count("\ufffd")
+    if bad and bad / max(len(text), 1) > limits.bad_encoding_ratio:
+        share = round(100 * bad / len(text))
+        return f"bad encoding ({share}% of the first {limits.head_bytes // 1024} KiB is not UTF-8)"
+    return None
+
+
+def _read_up_to(stream: BinaryIO, n: int) -> bytes:
+    chunks = []
+    while n > 0:
+        chunk = stream.read(n)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        n -= len(chunk)
+    return b"".join(chunks)
+
+
+def head_rank(head: str) -> int | None:
+    """The one rank the head's lines name (prefix or message), if they name exactly one."""
+    seen: set[int] = set()
+    for raw in head.splitlines()[:200]:
+        s = strip_prefixes(raw)
+        r = s.rank if s.rank is not None else content_rank(s.body)
+        if r is not None:
+            seen.add(r)
+            if len(seen) > 1:
+                return None
+    return seen.pop() if seen else None
+
+
+_READ_ERRORS = (OSError, EOFError, zlib.error, lzma.LZMAError, ValueError)
+
+
+def read_file(
+    f: InputFile, patterns: tuple[LogPattern, ...], limits: Limits, hints: PathHints | None = None
+) -> FileResult:
+    """Reads one file into a FileResult; every failure becomes a SkippedFile."""
+    hints = hints or path_hints(f.display)
+    ctx = FileContext(display=f.display, hints=hints, limits=limits)
+    result = FileResult(file=None, facts=ctx.facts)
+    try:
+        stream = f.open()
+    except OSError as exc:
+        reason = "permission denied" if isinstance(exc, PermissionError) else exc.strerror or str(exc)
+        result.skipped.append(SkippedFile(path=f.display, reason=f"unreadable: {reason}"))
+        return result
+    try:
+        _read(stream, f, ctx, result, patterns, limits)
+    except InflateLimitError as exc:
+        return FileResult(file=None, facts=Facts(), skipped=[SkippedFile(path=f.display, reason=str(exc))])
+    except _READ_ERRORS as exc:
+        return FileResult(
+            file=None, facts=Facts(), skipped=[SkippedFile(path=f.display, reason=f"read error: {exc}")]
+        )
+    finally:
+        try:
+            stream.close()
+        except Exception:  # noqa: BLE001 - closing a broken stream must not hide the real result
+            pass
+    return result
+
+
+def _read(
+    stream: BinaryIO,
+    f: InputFile,
+    ctx: FileContext,
+    result: FileResult,
+    patterns: tuple[LogPattern, ...],
+    limits: Limits,
+) -> None:
+    head = _read_up_to(stream, limits.head_bytes)
+    problem = head_problem(head, limits)
+    if problem:
+        result.skipped.append(SkippedFile(path=f.display, reason=problem))
+        return
+    head_text = head.decode("utf-8", "replace")
+    kind = classify(head_text, f.name)
+    ctx.file_rank = ctx.hints.rank if ctx.hints.rank is not None else ctx.hints.local_rank
+    if ctx.file_rank is None:
+        ctx.file_rank = head_rank(head_text)
+    compiled = compile_patterns(patterns)
+    cls = SOURCES[kind]
+    size = 0
+    lines = 0
+    body: BinaryIO = PrefixedStream(head, stream)  # type: ignore[assignment]
+    if issubclass(cls, WholeFileSource):
+        data = head + _read_up_to(stream, limits.whole_file_max - len(head) + 1)
+        if len(data) > limits.whole_file_max:
+            result.skipped.append(
+                SkippedFile(
+                    path=f.display,
+                    reason=f"too large for {kind} (over {limits.whole_file_max} bytes); "
+                    "scanned as a text log instead",
+                )
+            )
+            kind = "text-log"
+            body = PrefixedStream(data, stream)  # type: ignore[assignment]
+        else:
+            text = data.decode("utf-8", "replace")
+            _guarded(ctx, result, kind, lambda: cls(ctx).parse(text))  # type: ignore[abstract]
+            size = len(data)
+            lines = text.count("\n") + (0 if not text or text.endswith("\n") else 1)
+            if compiled.case_set is not None:
+                scan_stream(io.BytesIO(data), compiled.case_set, _dispatcher(ctx, result, compiled, {}))
+    if not issubclass(SOURCES[kind], WholeFileSource):
+        sources: dict[str, LineSource] = {c.name: c(ctx) for c in LINE_SOURCES}
+        stats = scan_stream(body, compiled.log_set, _dispatcher(ctx, result, compiled, sources))
+        size, lines = stats.bytes, stats.lines
+        ctx.resolve_pending()
+        for src in sources.values():
+            _guarded(ctx, result, src.name, src.finish)
+    rank = ctx.file_rank
+    explicit = [r for r, _ in ctx.line_ranks.most_common()]
+    if len(explicit) > 1:
+        rank = None if ctx.hints.rank is None else rank  # interleaved console of several ranks
+    elif rank is None and len(explicit) == 1:
+        rank = explicit[0]
+    result.file = EvidenceFile(
+        path=f.display, kind=kind, rank=rank, node=ctx.hints.node, size=size or f.size, lines=lines
+    )
+    result.world_size = max(ctx.world_sizes) if ctx.world_sizes else None
+
+
+def _guarded(ctx: FileContext, result: FileResult, name: str, call: object) -> None:
+    """A bug in one source must not lose the file: report it and carry on."""
+    try:
+        call()  # type: ignore[operator]
+    except Exception as exc:  # noqa: BLE001
+        result.skipped.append(
+            SkippedFile(path=ctx.display, reason=f"partly read: source {name} failed: {exc!r}"[:300])
+        )
+
+
+def _dispatcher(
+    ctx: FileContext, result: FileResult, compiled: Compiled, sources: dict[str, LineSource]
+):  # type: ignore[no-untyped-def]
+    owners = compiled.owners
+    cap = ctx.limits.hits_per_file
+    failed: set[str] = set()
+    counters: dict[str, Counter[int]] = {}
+
+    def on_line(no: int, raw: bytes, ids: list[int]) -> None:
+        line = ctx.line(no, raw)
+        for pid in ids:
+            owner, key = owners[pid]
+            if owner == CASE:
+                hits = result.hits.setdefault(key, [])
+                if len(hits) < cap:
+                    hits.append(ctx.evidence(line, "case"))
+                counter = counters.get(key)
+                if counter is None:
+                    counter = counters[key] = Counter()
+                    result.counts[key] = counter  # type: ignore[assignment]
+                counter[-1 if line.rank is None else line.rank] += 1
+                continue
+            src = sources.get(owner)
+            if src is None or owner in failed:
+                continue
+            try:
+                src.on_line(key, line)
+            except Exception as exc:  # noqa: BLE001
+                failed.add(owner)
+                result.skipped.append(
+                    SkippedFile(
+                        path=ctx.display,
+                        reason=f"partly read: source {owner} failed at line {no}: {exc!r}"[:300],
+                    )
+                )
+
+    return on_line

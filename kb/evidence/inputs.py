@@ -1,0 +1,288 @@
+"""Turns what the user handed over (folder, archive, single file, stdin) into readable files.
+
+Every problem is recorded as a `SkippedFile` with a plain reason instead of raising: symlink
+loops, links leaving the folder, FIFOs and devices, unreadable files.
+"""
+
+from __future__ import annotations
+
+import bz2
+import gzip
+import lzma
+import os
+import stat
+import sys
+import tempfile
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import BinaryIO
+
+from kb.evidence.bounded import BoundedReader, InflateBudget
+from kb.evidence.facts import SkippedFile
+from kb.evidence.limits import Limits
+
+STDIN = "-"
+ARCHIVE_SUFFIXES = (".tar", ".tar.gz", ".tgz", ".tar.bz2", ".tbz2", ".tar.xz", ".txz", ".zip")
+
+
+def is_archive(name: str) -> bool:
+    """
+    >>> is_archive("logs.TGZ"), is_archive("a.tar.gz"), is_archive("x.log.gz")
+    (True, True, False)
+    """
+    return name.lower().endswith(ARCHIVE_SUFFIXES)
+
+
+def logical_name(name: str) -> str:
+    """The name a file is classified by: `rank0.log.gz` reads as `rank0.log`."""
+    return name[:-3] if name.lower().endswith(".gz") and not is_archive(name) else name
+
+
+def _open_binary(path: str) -> BinaryIO:
+    """Opens a file on disk (a seam for tests that simulate unreadable files)."""
+    return open(path, "rb")  # noqa: SIM115 - caller closes
+
+
+@dataclass
+class InputFile:
+    """One readable file: on disk (`fs_path`) or an archive member (`opener`).
+
+    `display` is what users see: a path relative to the evidence root, archive members as
+    `logs.tar.gz!/rank0/x.log`. Archive members can only be opened while their archive is being
+    iterated (tar is read as a stream).
+    """
+
+    display: str
+    size: int = 0
+    fs_path: str | None = None
+    gz: bool = False
+    opener: Callable[[], BinaryIO] | None = field(default=None, repr=False, compare=False)
+    budget: InflateBudget | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def name(self) -> str:
+        return logical_name(self.display.rsplit("/", 1)[-1])
+
+    def open(self) -> BinaryIO:
+        """A binary stream of the file's (decompressed) content; raises OSError if unreadable."""
+        if self.opener is not None:
+            raw = self.opener()
+        elif self.fs_path is not None:
+            raw = _open_binary(self.fs_path)
+        else:  # pragma: no cover - constructed wrongly
+            raise OSError("nothing to open")
+        if not self.gz:
+            return raw
+        budget = self.budget or InflateBudget(Limits())
+        return _bounded_decompress(raw, gzip.GzipFile, budget)  # type: ignore[return-value]
+
+
+def _bounded_decompress(
+    raw: BinaryIO, factory: Callable[..., BinaryIO], budget: InflateBudget
+) -> BoundedReader:
+    counter = _Counting(raw)
+    return BoundedReader(factory(fileobj=counter), budget, lambda: counter.count)
+
+
+class _Counting:
+    """Counts compressed bytes consumed, for the inflate ratio."""
+
+    def __init__(self, raw: BinaryIO) -> None:
+        self._raw = raw
+        self.count = 0
+
+    def read(self, size: int = -1) -> bytes:
+        data = self._raw.read(size)
+        self.count += len(data)
+        return data
+
+    def readable(self) -> bool:
+        return True
+
+    def close(self) -> None:
+        self._raw.close()
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._raw, name)
+
+
+def decompressor_for(head: bytes) -> Callable[..., BinaryIO] | None:
+    """The stream decompressor a magic number calls for (used for tar archives and stdin)."""
+    if head.startswith(b"\x1f\x8b"):
+        return gzip.GzipFile
+    if head.startswith(b"BZh"):
+        return lambda fileobj: bz2.BZ2File(fileobj)
+    if head.startswith(b"\xfd7zXZ\x00"):
+        return lambda fileobj: lzma.LZMAFile(fileobj)
+    return None
+
+
+def _within(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+
+
+def walk(root: str | Path, skipped: list[SkippedFile]) -> Iterator[InputFile]:
+    """Files under a folder (recursive, sorted), or the file itself; archives are not opened here."""
+    root_s = str(root)
+    if not os.path.isdir(root_s):
+        reason = _special_reason(root_s)
+        if reason:
+            skipped.append(SkippedFile(path=os.path.basename(root_s), reason=reason))
+            return
+        yield _disk_file(root_s, os.path.basename(root_s))
+        return
+    real_root = os.path.realpath(root_s)
+    yield from _walk_dir(real_root, real_root, "", {_key(real_root)}, skipped)
+
+
+def _key(path: str) -> tuple[int, int]:
+    st = os.stat(path)
+    return (st.st_dev, st.st_ino)
+
+
+def _disk_file(path: str, display: str) -> InputFile:
+    try:
+        size = os.stat(path).st_size
+    except OSError:
+        size = 0
+    return InputFile(display=display, size=size, fs_path=path, gz=_is_gz(display))
+
+
+def _is_gz(name: str) -> bool:
+    return name.lower().endswith(".gz") and not is_archive(name)
+
+
+def _special_reason(path: str) -> str | None:
+    try:
+        mode = os.lstat(path).st_mode
+    except OSError as exc:
+        return f"unreadable: {exc.strerror or exc}"
+    if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
+        return None
+    for test, what in (
+        (stat.S_ISFIFO, "FIFO"),
+        (stat.S_ISSOCK, "socket"),
+        (stat.S_ISCHR, "character device"),
+        (stat.S_ISBLK, "block device"),
+    ):
+        if test(mode):
+            return f"not a regular file ({what})"
+    return None
+
+
+def _walk_dir(
+    root: str, path: str, rel: str, ancestors: set[tuple[int, int]], skipped: list[SkippedFile]
+) -> Iterator[InputFile]:
+    try:
+        entries = sorted(os.scandir(path), key=lambda e: e.name)
+    except OSError as exc:
+        skipped.append(SkippedFile(path=rel or ".", reason=f"unreadable folder: {exc.strerror}"))
+        return
+    for entry in entries:
+        rel_e = f"{rel}/{entry.name}" if rel else entry.name
+        try:
+            if entry.is_symlink():
+                reason = _symlink_reason(root, entry.path, ancestors)
+                if reason:
+                    skipped.append(SkippedFile(path=rel_e, reason=reason))
+                    continue
+            if entry.is_dir(follow_symlinks=False):
+                key = (entry.stat(follow_symlinks=False).st_dev, entry.inode())
+                yield from _walk_dir(root, entry.path, rel_e, ancestors | {key}, skipped)
+                continue
+        except OSError as exc:
+            skipped.append(SkippedFile(path=rel_e, reason=f"unreadable: {exc.strerror}"))
+            continue
+        reason = _special_reason(entry.path)
+        if reason:
+            skipped.append(SkippedFile(path=rel_e, reason=reason))
+            continue
+        yield _disk_file(entry.path, rel_e)
+
+
+def _symlink_reason(root: str, link: str, ancestors: set[tuple[int, int]]) -> str:
+    """Why a symlink is not followed. Links inside the folder point at files read anyway."""
+    target = os.path.realpath(link)
+    if not os.path.exists(target):
+        return "dangling symlink"
+    if not _within(target, root):
+        return "symlink points outside the evidence folder (not followed)"
+    if os.path.isdir(target) and _key(target) in ancestors:
+        return "symlink loop (points to a parent folder)"
+    return "symlink to a path already inside the evidence folder (read there)"
+
+
+def spool_stdin(limits: Limits, skipped: list[SkippedFile]) -> InputFile:
+    """Buffers standard input (bounded) so it can be sniffed, and read as zip or tar if it is one."""
+    spool = tempfile.SpooledTemporaryFile(max_size=16 * 1024 * 1024)  # noqa: SIM115
+    src = sys.stdin.buffer
+    copied = 0
+    while copied < limits.stdin_max:
+        chunk = src.read(min(1 << 20, limits.stdin_max - copied))
+        if not chunk:
+            break
+        spool.write(chunk)
+        copied += len(chunk)
+    if copied >= limits.stdin_max and src.read(1):
+        skipped.append(
+            SkippedFile(path="<stdin>", reason=f"too large: only the first {limits.stdin_max} bytes read")
+        )
+    spool.seek(0)
+    data_head = spool.read(600)
+    spool.seek(0)
+    holder = _Unclosable(spool)
+    return InputFile(
+        display="<stdin>",
+        size=copied,
+        opener=lambda: (holder.seek(0), holder)[1],  # type: ignore[return-value]
+        gz=data_head.startswith(b"\x1f\x8b") and not _looks_like_tar_gz(spool),
+    )
+
+
+def _looks_like_tar_gz(spool: BinaryIO) -> bool:
+    try:
+        with gzip.GzipFile(fileobj=_Unclosable(spool)) as gz:  # type: ignore[arg-type]
+            block = gz.read(512)
+    except (OSError, EOFError):
+        return False
+    finally:
+        spool.seek(0)
+    return block[257:262] == b"ustar"
+
+
+class _Unclosable:
+    """Lets a shared spooled buffer be handed out as a stream several times."""
+
+    def __init__(self, raw: BinaryIO) -> None:
+        self._raw = raw
+
+    def close(self) -> None:
+        pass
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._raw, name)
+
+
+def copy_limited(src: BinaryIO, dst: BinaryIO, limit: int) -> int:
+    """Copies at most `limit` bytes."""
+    n = 0
+    while n < limit:
+        chunk = src.read(min(1 << 20, limit - n))
+        if not chunk:
+            break
+        dst.write(chunk)
+        n += len(chunk)
+    return n
+
+
+__all__ = [
+    "STDIN",
+    "InputFile",
+    "copy_limited",
+    "decompressor_for",
+    "is_archive",
+    "logical_name",
+    "spool_stdin",
+    "walk",
+]

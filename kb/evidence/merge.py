@@ -1,0 +1,95 @@
+"""Merges per-file results into one Facts, and says plainly where captures disagree."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from packaging.version import InvalidVersion, Version
+
+from kb.evidence.facts import EvidenceLine, Facts
+
+_SCALARS = ("driver_version", "cuda_version", "cann_version", "nccl_version", "torch_cuda_version")
+_LISTS = (
+    "package_captures", "env_captures", "devices", "collectives", "watchdog_timeouts", "mismatches",
+    "nccl_transports", "suspicious", "stacks", "source_findings", "notes", "process_failures",
+)  # fmt: skip
+ENV_PREFIXES = ("NCCL_", "TORCH_", "CUDA_", "HCCL_", "ASCEND_")
+
+
+def merge_into(total: Facts, part: Facts, kind: str, origin: str) -> None:
+    """Adds one file's facts to the total (scalars: first wins, a different later value is a conflict)."""
+    for name in _LISTS:
+        getattr(total, name).extend(getattr(part, name))
+    for name in _SCALARS:
+        new, old = getattr(part, name), getattr(total, name)
+        if new is None:
+            continue
+        if old is None:
+            setattr(total, name, new)
+        elif old != new:
+            total.conflicts.append(f"{name.replace('_', ' ')} is {old} elsewhere but {new} in {origin}")
+    if part.topology is not None and total.topology is None:
+        total.topology = part.topology
+    if part.accelerate_config and (not total.accelerate_config or kind == "accelerate-config"):
+        total.accelerate_config = part.accelerate_config
+    for rank, ev in part.last_progress.items():
+        old_ev = total.last_progress.get(rank)
+        if old_ev is None or not (ev.timestamp and old_ev.timestamp and ev.timestamp < old_ev.timestamp):
+            total.last_progress[rank] = ev
+
+
+def _same_version(a: str, b: str) -> bool:
+    """'2.1.0+cu121' and '2.1.0' are the same release; anything unparsable compares as text."""
+    try:
+        return Version(a).public == Version(b).public
+    except InvalidVersion:
+        return a == b
+
+
+def package_conflicts(facts: Facts) -> list[str]:
+    """One sentence per package whose version differs between two captures.
+
+    >>> from kb.evidence.facts import PackageCapture
+    >>> f = Facts(package_captures=[
+    ...     PackageCapture(file="pip.txt", tool="pip-freeze", packages={"accelerate": "1.0.1"}, lines={"accelerate": 3}),
+    ...     PackageCapture(file="env.txt", tool="accelerate-env", packages={"accelerate": "0.28.0"}, lines={"accelerate": 1})])
+    >>> package_conflicts(f)
+    ['accelerate is 1.0.1 in pip.txt:3 (pip-freeze) but 0.28.0 in env.txt:1 (accelerate-env)']
+    """
+    seen: dict[str, tuple[str, str]] = {}
+    out: list[str] = []
+    reported: set[tuple[str, str, str]] = set()
+    for cap in facts.package_captures:
+        for name, version in cap.packages.items():
+            where = f"{cap.file}:{cap.lines.get(name, 0)} ({cap.tool})"
+            if name not in seen:
+                seen[name] = (version, where)
+                continue
+            first, first_where = seen[name]
+            if not _same_version(first, version) and (name, first, version) not in reported:
+                reported.add((name, first, version))
+                out.append(f"{name} is {first} in {first_where} but {version} in {where}")
+    return out
+
+
+def env_conflicts(facts: Facts) -> list[str]:
+    """Distributed-training variables set differently in two environment captures."""
+    values: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
+    for cap in facts.env_captures:
+        for name, value in cap.variables.items():
+            if name.startswith(ENV_PREFIXES):
+                values[name][value].append(cap.file)
+    out = []
+    for name, by_value in sorted(values.items()):
+        if len(by_value) > 1:
+            parts = [f"{v!r} in {', '.join(files[:3])}" for v, files in by_value.items()]
+            out.append(f"{name} differs between captures: " + "; ".join(parts))
+    return out
+
+
+def collect_ranks(facts: Facts) -> list[int]:
+    ranks: set[int] = {f.rank for f in facts.files if f.rank is not None}
+    evs: list[EvidenceLine] = [*facts.suspicious, *facts.last_progress.values()]
+    evs += [c.evidence for c in facts.collectives] + [w.evidence for w in facts.watchdog_timeouts]
+    ranks.update(ev.rank for ev in evs if ev.rank is not None and ev.rank >= 0)
+    return sorted(ranks)

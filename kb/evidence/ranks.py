@@ -1,0 +1,189 @@
+"""Which rank (and node) a file or a line belongs to: from paths, line prefixes and content.
+
+Precedence for a line: launcher prefix (`[rank1]:`) > rank written in the message
+(`[Rank 1]`, `RankID:1`, `userRank[1]`, `rank[1]`) > the file's rank (from its path) >
+NCCL `host:pid` joined to a `comm … rank N` init line > device ids (`deviceLogicId[1]`).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_PATH_RANK = re.compile(r"(?:^|[^a-z])(?:rank|worker|device|proc)[-_.]?(\d+)(?![\d])")
+_PATH_NODE = re.compile(r"^(?:node|host)[-_.]?(\d+)$")
+_ATTEMPT = re.compile(r"^attempt_\d+$")
+
+
+@dataclass(frozen=True)
+class PathHints:
+    rank: int | None = None
+    node: str | None = None
+    node_index: int | None = None
+    local_rank: int | None = None  # torchrun --log-dir layout: rank only within its node
+
+
+def path_hints(display: str) -> PathHints:
+    """Rank and node from a display path (archive members included).
+
+    >>> path_hints("logs.tar.gz!/node1/rank3/train.log")
+    PathHints(rank=3, node='node1', node_index=1, local_rank=None)
+    >>> path_hints("run_ab12/attempt_0/2/stdout.log")
+    PathHints(rank=None, node=None, node_index=None, local_rank=2)
+    >>> path_hints("ascend/log/debug/device-1/device-1_2025.log").rank
+    1
+    >>> path_hints("worker_3.log").rank, path_hints("train_rank-2.txt").rank, path_hints("ranks.md").rank
+    (3, 2, None)
+    """
+    parts = [p for p in re.split(r"!/|/", display) if p]
+    rank = local = node_index = None
+    node = None
+    for i in range(len(parts) - 1, -1, -1):
+        comp = parts[i].lower()
+        if node is None:
+            m = _PATH_NODE.match(comp)
+            if m:
+                node, node_index = parts[i], int(m.group(1))
+        if rank is None and local is None:
+            m = _PATH_RANK.search(comp)
+            if m:
+                rank = int(m.group(1))
+            elif comp.isdigit() and i > 0 and _ATTEMPT.match(parts[i - 1].lower()):
+                local = int(comp)
+    return PathHints(rank=rank, node=node, node_index=node_index, local_rank=local)
+
+
+_PREFIX = re.compile(r"^\[([A-Za-z_]+?)(\d+)\]:\s?")
+_RAY = re.compile(r"^\((\w+) pid=(\d+)(?:, ip=[^)]*)?\)\s")
+
+
+@dataclass
+class Stripped:
+    body: str
+    rank: int | None = None  # from `[rankN]:`
+    local_rank: int | None = None  # from `[default0]:` (torchrun --tee)
+    pid: int | None = None  # from Ray's `(Worker pid=N)`
+
+
+def strip_prefixes(text: str) -> Stripped:
+    """Removes launcher prefixes, keeping what they say about the rank.
+
+    >>> strip_prefixes("[default1]:[rank1]: RuntimeError: boom")
+    Stripped(body='RuntimeError: boom', rank=1, local_rank=1, pid=None)
+    >>> strip_prefixes("(RayTrainWorker pid=615, ip=10.0.0.6) host:615:7 [2] NCCL INFO x").pid
+    615
+    """
+    out = Stripped(body=text)
+    for _ in range(4):
+        m = _PREFIX.match(out.body)
+        if m:
+            if m.group(1).lower() == "rank":
+                out.rank = int(m.group(2))
+            else:
+                out.local_rank = int(m.group(2))
+            out.body = out.body[m.end() :]
+            continue
+        m = _RAY.match(out.body)
+        if m:
+            out.pid = int(m.group(2))
+            out.body = out.body[m.end() :]
+            continue
+        break
+    return out
+
+
+_CONTENT_RANK = re.compile(
+    r"\[Rank (\d+)\]|RankID:\s?(\d+)|userRank\[(\d+)\]|\brank\[(\d+)\]|\[PG ID \d+ PG GUID \S+ Rank (\d+)\]"
+)
+_DEVICE_RANK = re.compile(r"deviceLogicId\[(\d+)\]|deviceId\[(\d+)\]|localRank\[(\d+)\]")
+
+
+def content_rank(body: str) -> int | None:
+    """
+    >>> content_rank("[Rank 3] Watchdog caught collective operation timeout")
+    3
+    >>> content_rank("[ERROR] 2025-10-24-11:18:29 (PID:2111667, Device:2, RankID:2) ERR02200 DIST")
+    2
+    >>> content_rank("Entry-HcclCommInitRootInfoInner:ranks[4], rank[2], rootinfo")
+    2
+    """
+    m = _CONTENT_RANK.search(body)
+    if not m:
+        return None
+    return int(next(g for g in m.groups() if g is not None))
+
+
+def device_rank(body: str) -> int | None:
+    """
+    >>> device_rank("Entry-HcclAllReduce:tag[x], count[8], dataType[float32], streamId[5], deviceLogicId[1]")
+    1
+    """
+    m = _DEVICE_RANK.search(body)
+    if not m:
+        return None
+    return int(next(g for g in m.groups() if g is not None))
+
+
+_NCCL_PREFIX = re.compile(r"(?:^|\] )([\w.-]+):(\d+):(\d+) \[(\d+)\] ")
+_NCCL_INIT = re.compile(r"comm 0x[0-9a-fA-F]+ rank (\d+) n[Rr]anks (\d+)")
+
+
+def nccl_pid(body: str) -> int | None:
+    """
+    >>> nccl_pid("[2025-03-12 10:01:02] node-a:4711:4801 [0] misc/socket.cc:58 NCCL WARN x")
+    4711
+    """
+    m = _NCCL_PREFIX.search(body[:200])
+    return int(m.group(2)) if m else None
+
+
+class PidRanks:
+    """pid → global rank from NCCL init lines; the communicator with most ranks wins."""
+
+    def __init__(self) -> None:
+        self._best: dict[int, tuple[int, int]] = {}
+
+    def learn(self, body: str) -> tuple[int, int] | None:
+        """Records `comm 0x.. rank R nranks N`; returns (rank, nranks) when the line has one."""
+        m = _NCCL_INIT.search(body)
+        pid = nccl_pid(body)
+        if not m:
+            return None
+        rank, nranks = int(m.group(1)), int(m.group(2))
+        if pid is not None:
+            old = self._best.get(pid)
+            if old is None or nranks > old[1]:
+                self._best[pid] = (rank, nranks)
+        return rank, nranks
+
+    def get(self, pid: int | None) -> int | None:
+        if pid is None:
+            return None
+        hit = self._best.get(pid)
+        return hit[0] if hit else None
+
+    def items(self) -> dict[int, int]:
+        return {pid: rv[0] for pid, rv in self._best.items()}
+
+
+_ISO = re.compile(r"(\d{4}-\d{2}-\d{2}[ T_-]\d{2}:\d{2}:\d{2}(?:[.,:]\d+)*)")
+_GLOG = re.compile(r"\[[EWIF](\d{3,4}) (\d{2}:\d{2}:\d{2}\.\d+)")
+
+
+def timestamp(body: str) -> str | None:
+    """The first timestamp on a line, as written (glog's MMDD is spelled out).
+
+    >>> timestamp("[rank3]:[E709 17:05:38.162555850 ProcessGroupNCCL.cpp:632] x")
+    '07-09 17:05:38.162555850'
+    >>> timestamp("[ERROR] HCCL(1,a):2025-10-24-11:18:29.597.044 [t.cc:9] [1]x")
+    '2025-10-24-11:18:29.597.044'
+    """
+    head = body[:400]
+    m = _ISO.search(head)
+    if m:
+        return m.group(1)
+    m = _GLOG.search(head)
+    if m:
+        mmdd = m.group(1).zfill(4)
+        return f"{mmdd[:2]}-{mmdd[2:]} {m.group(2)}"
+    return None

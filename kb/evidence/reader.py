@@ -1,0 +1,200 @@
+"""The public entry point: `read_evidence(path, patterns)` → `EvidenceBundle`.
+
+Lists the inputs, reads each file once (in parallel processes when the folder is large),
+and merges what every file contributed into one `Facts` plus the case-pattern hits.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from collections.abc import Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+from pydantic import BaseModel, Field
+
+from kb.evidence.archives import archive_format, iter_archive
+from kb.evidence.bounded import InflateBudget
+from kb.evidence.facts import EvidenceLine, Facts, SkippedFile
+from kb.evidence.filereader import FileResult, LogPattern, check_patterns, read_file
+from kb.evidence.inputs import STDIN, InputFile, is_archive, spool_stdin, walk
+from kb.evidence.limits import Limits
+from kb.evidence.merge import collect_ranks, env_conflicts, merge_into, package_conflicts
+from kb.evidence.ranks import PathHints, path_hints
+
+__all__ = ["EvidenceBundle", "LogPattern", "PatternHits", "read_evidence"]
+
+
+class PatternHits(BaseModel):
+    """Lines matching one case pattern (capped per file) and the full count per file and rank."""
+
+    lines: list[EvidenceLine] = Field(default_factory=list)
+    counts: dict[str, dict[int, int]] = Field(default_factory=dict)  # file -> {rank or -1: count}
+
+
+class EvidenceBundle(BaseModel):
+    root: str
+    facts: Facts
+    hits: dict[str, PatternHits] = Field(default_factory=dict)
+
+
+def read_evidence(
+    path: str | Path,
+    patterns: Sequence[LogPattern] = (),
+    *,
+    workers: int | None = None,
+    limits: Limits | None = None,
+) -> EvidenceBundle:
+    """Reads a folder, archive, single file or "-" (stdin) into facts and pattern hits.
+
+    Raises FileNotFoundError when `path` does not exist and ValueError when a pattern does not
+    compile; everything wrong with the evidence itself is reported in `facts.skipped`.
+    """
+    limits = limits or Limits()
+    pats = tuple(LogPattern(*p) for p in patterns)
+    check_patterns(pats)
+    skipped: list[SkippedFile] = []
+    if str(path) == STDIN:
+        root = "<stdin>"
+        tasks = [spool_stdin(limits, skipped)]
+        workers = 1
+    else:
+        p = Path(path)
+        if not p.exists() and not p.is_symlink():
+            raise FileNotFoundError(f"no such file or folder: {path}")
+        root = str(p)
+        tasks = list(walk(p, skipped))
+    hints = _layout_hints(tasks)
+    total = sum(t.size for t in tasks)
+    if workers is None:
+        workers = min(os.cpu_count() or 1, 8) if total > limits.parallel_threshold else 1
+    workers = max(1, min(workers, len(tasks)))
+    if workers == 1:
+        budget = InflateBudget(limits)
+        results = [r for t in tasks for r in _read_task(t, pats, limits, budget, hints.get(t.display))]
+    else:
+        results = _parallel(tasks, pats, limits, workers, hints)
+    return _bundle(root, results, skipped)
+
+
+def _layout_hints(tasks: list[InputFile]) -> dict[str, PathHints]:
+    """torchrun --log-dir: `<node>/…/attempt_0/<local_rank>/stdout.log` → global rank.
+
+    The local ranks found under one node give its process count, so rank = node × count + local.
+    """
+    per_node: dict[int, set[int]] = {}
+    found: dict[str, PathHints] = {}
+    for t in tasks:
+        h = path_hints(t.display)
+        found[t.display] = h
+        if h.local_rank is not None and h.node_index is not None:
+            per_node.setdefault(h.node_index, set()).add(h.local_rank)
+    if not per_node:
+        return found
+    nproc = max(max(s) + 1 for s in per_node.values())
+    for display, h in found.items():
+        if h.local_rank is not None and h.node_index is not None and h.rank is None:
+            found[display] = PathHints(
+                rank=h.node_index * nproc + h.local_rank, node=h.node, node_index=h.node_index,
+                local_rank=h.local_rank,
+            )  # fmt: skip
+    return found
+
+
+def _read_task(
+    task: InputFile,
+    patterns: tuple[LogPattern, ...],
+    limits: Limits,
+    budget: InflateBudget,
+    hints: PathHints | None,
+) -> Iterator[FileResult]:
+    task.budget = budget
+    if is_archive(task.display) or (task.fs_path is None and _stdin_archive(task)):
+        skipped: list[SkippedFile] = []
+        for member in iter_archive(task, budget, skipped):
+            yield read_file(member, patterns, limits)
+            while skipped:
+                yield FileResult(file=None, facts=Facts(), skipped=[skipped.pop(0)])
+        if skipped:
+            yield FileResult(file=None, facts=Facts(), skipped=skipped)
+        return
+    yield read_file(task, patterns, limits, hints)
+
+
+def _stdin_archive(task: InputFile) -> bool:
+    if task.gz:
+        return False
+    try:
+        with task.open() as fh:
+            head = fh.read(600)
+    except OSError:
+        return False
+    return archive_format(task.display, head) is not None
+
+
+_WORKER_BUDGET: InflateBudget | None = None
+
+
+def _init_worker(limits: Limits, workers: int) -> None:
+    global _WORKER_BUDGET
+    share = max(limits.total_inflated // workers, 1)
+    _WORKER_BUDGET = InflateBudget(Limits(total_inflated=share))
+    _WORKER_BUDGET.limits = limits
+    _WORKER_BUDGET.remaining = share
+
+
+def _worker(
+    args: tuple[InputFile, tuple[LogPattern, ...], Limits, PathHints | None],
+) -> list[FileResult]:
+    task, patterns, limits, hints = args
+    budget = _WORKER_BUDGET or InflateBudget(limits)
+    return list(_read_task(task, patterns, limits, budget, hints))
+
+
+def _parallel(
+    tasks: list[InputFile],
+    patterns: tuple[LogPattern, ...],
+    limits: Limits,
+    workers: int,
+    hints: dict[str, PathHints],
+) -> list[FileResult]:
+    """Each worker gets an equal share of the inflate budget; results keep the input order."""
+    ctx = multiprocessing.get_context("fork")
+    jobs = [(t, patterns, limits, hints.get(t.display)) for t in tasks]
+    with ProcessPoolExecutor(
+        max_workers=workers, mp_context=ctx, initializer=_init_worker, initargs=(limits, workers)
+    ) as pool:
+        return [r for batch in pool.map(_worker, jobs, chunksize=1) for r in batch]
+
+
+def _bundle(root: str, results: list[FileResult], skipped: list[SkippedFile]) -> EvidenceBundle:
+    facts = Facts(skipped=list(skipped))
+    hits: dict[str, PatternHits] = {}
+    world: list[int] = []
+    for res in results:
+        facts.skipped.extend(res.skipped)
+        if res.file is None:
+            continue
+        facts.files.append(res.file)
+        merge_into(facts, res.facts, res.file.kind, res.file.path)
+        if res.world_size:
+            world.append(res.world_size)
+        for key, lines in res.hits.items():
+            ph = hits.setdefault(key, PatternHits())
+            ph.lines.extend(lines)
+        for key, counts in res.counts.items():
+            hits.setdefault(key, PatternHits()).counts[res.file.path] = dict(counts)
+    facts.world_size = max(world) if world else _env_world_size(facts)
+    facts.conflicts.extend(package_conflicts(facts))
+    facts.conflicts.extend(env_conflicts(facts))
+    facts.ranks = collect_ranks(facts)
+    return EvidenceBundle(root=root, facts=facts, hits=hits)
+
+
+def _env_world_size(facts: Facts) -> int | None:
+    for cap in facts.env_captures:
+        value = cap.variables.get("WORLD_SIZE", "")
+        if value.isdigit():
+            return int(value)
+    return None

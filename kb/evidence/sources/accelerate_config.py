@@ -1,0 +1,58 @@
+"""accelerate config YAML (`default_config.yaml`), read with ruamel's safe loader.
+
+>>> from kb.evidence.context import FileContext
+>>> from kb.evidence.ranks import PathHints
+>>> from kb.evidence.limits import Limits
+>>> ctx = FileContext("default_config.yaml", PathHints(), Limits())
+>>> AccelerateConfigSource(ctx).parse("compute_environment: LOCAL_MACHINE\\ndistributed_type: MULTI_NPU\\nnum_processes: 2\\n")
+>>> ctx.facts.accelerate_config
+{'compute_environment': 'LOCAL_MACHINE', 'distributed_type': 'MULTI_NPU', 'num_processes': 2}
+"""
+
+from __future__ import annotations
+
+import re
+
+from ruamel.yaml import YAML
+from ruamel.yaml.error import YAMLError
+
+from kb.evidence.facts import EvidenceLine
+from kb.evidence.sources.base import WholeFileSource
+
+_KEYS = ("compute_environment", "distributed_type", "num_processes", "mixed_precision", "machine_rank",
+         "num_machines", "gpu_ids", "main_process_ip", "rdzv_backend", "fsdp_config", "deepspeed_config")  # fmt: skip
+
+
+def _plain(value: object) -> object:
+    """ruamel's CommentedMap/Seq to plain dict/list so the facts serialize."""
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
+
+
+class AccelerateConfigSource(WholeFileSource):
+    name = "accelerate-config"
+    description = "accelerate config YAML"
+
+    @classmethod
+    def sniff(cls, head: str, name: str) -> float:
+        hits = sum(bool(re.search(rf"^{k}\s*:", head, re.M)) for k in _KEYS)
+        if hits >= 2:
+            return 0.95
+        return 0.5 if hits == 1 and name.endswith((".yaml", ".yml")) else 0.0
+
+    def parse(self, text: str) -> None:
+        try:
+            data = YAML(typ="safe", pure=True).load(text)
+        except (YAMLError, ValueError, TypeError) as exc:
+            self.ctx.facts.suspicious.append(
+                EvidenceLine(file=self.ctx.display, line=1, text=f"YAML not readable: {exc}"[:500],
+                             source=self.name)
+            )  # fmt: skip
+            return
+        if isinstance(data, dict):
+            plain = _plain(data)
+            assert isinstance(plain, dict)
+            self.ctx.facts.accelerate_config = plain

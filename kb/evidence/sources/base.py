@@ -1,0 +1,56 @@
+"""The two shapes of evidence source: line sources (fed matched lines in one shared pass) and
+whole-file sources (parse a small file whole: pip freeze, nvidia-smi, env dumps...)."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from kb.evidence.context import FileContext, Line
+
+
+class Source:
+    """A kind of evidence. `sniff` scores how sure we are a file is of this kind (0 = not)."""
+
+    name: ClassVar[str] = ""
+    whole_file: ClassVar[bool] = False
+    description: ClassVar[str] = ""
+
+    @classmethod
+    def sniff(cls, head: str, name: str) -> float:
+        return 0.0
+
+
+class LineSource(Source):
+    """Declares the line regexes it cares about; gets only the lines that matched them.
+
+    `patterns` maps a key (local to the source) to (regex, ignore_case). Regexes must stay
+    within the RE2/hyperscan subset (no backreferences or lookaround) and should be unanchored
+    stable substrings, since launchers prefix lines.
+    """
+
+    patterns: ClassVar[dict[str, tuple[str, bool]]] = {}
+
+    def __init__(self, ctx: FileContext) -> None:
+        self.ctx = ctx
+
+    def on_line(self, key: str, line: Line) -> None:
+        raise NotImplementedError
+
+    def finish(self) -> None:
+        """Called once after the file's last line."""
+
+
+class WholeFileSource(Source):
+    """Parses the whole (bounded) text of a small file."""
+
+    whole_file = True
+
+    def __init__(self, ctx: FileContext) -> None:
+        self.ctx = ctx
+
+    def parse(self, text: str) -> None:
+        raise NotImplementedError
+
+
+def count_lines(head: str, needle: str) -> int:
+    return head.count(needle)

@@ -1,0 +1,122 @@
+"""NCCL_DEBUG output: version, communicator init (pid → rank), transports, COLL traces, WARNs.
+
+>>> from kb.evidence.sources.nccl import parse_channel
+>>> parse_channel("node-a:4711:4790 [0] NCCL INFO Channel 01/0 : 1[1] -> 2[0] [receive] via NET/IB/0/GDRDMA")
+(2, 1, 'NET/IB')
+>>> parse_channel("h:1:2 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM/read")
+(0, 1, 'P2P/CUMEM')
+>>> parse_channel("h:1:2 [0] NCCL INFO Channel 00 : 0[0] -> 1[1] via SHM/direct/direct")
+(0, 1, 'SHM')
+"""
+
+from __future__ import annotations
+
+import re
+from typing import ClassVar
+
+from kb.evidence.context import Line
+from kb.evidence.facts import CollectiveOp, EnvCapture, EvidenceLine, NcclTransport
+from kb.evidence.sources.base import LineSource
+from kb.evidence.sources.common import log_score, normalize_op
+
+_VERSION = re.compile(r"NCCL version (\d+\.\d+\.\d+)")
+_CHANNEL = re.compile(
+    r"Channel \d+(?:/\d+)? : (\d+)\[[0-9a-fA-F]+\] -> (\d+)\[[0-9a-fA-F]+\]( \[(?:send|receive)\])? via (\S+)"
+)
+_COLL = re.compile(
+    r"NCCL INFO (\w+): opCount ([0-9a-fA-F]+) .*?count (\d+) datatype (\d+)"
+)
+_ENV = re.compile(r"NCCL INFO ([A-Z][A-Z0-9_]+) set by environment to ([^\s.]+(?:\.\d+)*)")
+_HEAD = re.compile(r"NCCL (INFO|WARN|TRACE)|NCCL version \d")
+DTYPES = {
+    0: "int8", 1: "uint8", 2: "int32", 3: "uint32", 4: "int64", 5: "uint64",
+    6: "float16", 7: "float32", 8: "float64", 9: "bfloat16", 10: "float8e4m3", 11: "float8e5m2",
+}  # fmt: skip
+
+
+def parse_channel(body: str) -> tuple[int, int, str] | None:
+    """(rank, peer, transport) of a channel line; [receive] lines print the peer first."""
+    m = _CHANNEL.search(body)
+    if not m:
+        return None
+    a, b = int(m.group(1)), int(m.group(2))
+    parts = m.group(4).split("/")
+    if parts[0] in ("P2P", "NET"):
+        transport = "/".join(parts[:2])
+    else:
+        transport = parts[0]
+    if m.group(3) and "receive" in m.group(3):
+        return b, a, transport
+    return a, b, transport
+
+
+class NcclSource(LineSource):
+    name = "nccl"
+    description = "NCCL_DEBUG=INFO/WARN/TRACE output"
+    patterns: ClassVar[dict[str, tuple[str, bool]]] = {
+        "version": (r"NCCL version \d+\.\d+\.\d+", False),
+        "init": (r"comm 0x[0-9a-fA-F]+ rank \d+ n[Rr]anks \d+", False),
+        "channel": (r"Channel \d+(/\d+)? : \d+\[[0-9a-fA-F]+\] -> \d+\[", False),
+        "warn": (r"NCCL WARN", False),
+        "coll": (r"NCCL INFO [A-Za-z]+: opCount [0-9a-fA-F]+ ", False),
+        "env": (r"NCCL INFO [A-Z][A-Z0-9_]+ set by environment to", False),
+        "p2p": (r"P2P is disabled between|Could not enable P2P|P2P not supported between", False),
+        "error": (r"NCCL error|ncclSystemError|ncclInternalError|ncclUnhandledCudaError|ncclRemoteError", False),
+    }
+
+    def __init__(self, ctx: object) -> None:
+        super().__init__(ctx)  # type: ignore[arg-type]
+        self._seen: set[tuple[int | None, int | None, str]] = set()
+        self._colls: list[tuple[EvidenceLine, str, int, int, str]] = []
+        self._env = EnvCapture(file=self.ctx.display)
+
+    @classmethod
+    def sniff(cls, head: str, name: str) -> float:
+        return log_score(head, _HEAD)
+
+    def on_line(self, key: str, line: Line) -> None:
+        body = line.body
+        if key == "version":
+            m = _VERSION.search(body)
+            if m and self.ctx.facts.nccl_version is None:
+                self.ctx.facts.nccl_version = m.group(1)
+        elif key == "init":
+            got = self.ctx.pid_ranks.learn(body)
+            if got:
+                self.ctx.world_sizes.add(got[1])
+        elif key == "channel":
+            parsed = parse_channel(body)
+            if parsed:
+                rank, peer, transport = parsed
+                if (rank, peer, transport) not in self._seen:
+                    self._seen.add((rank, peer, transport))
+                    self.ctx.facts.nccl_transports.append(
+                        NcclTransport(
+                            rank=rank, peer=peer, transport=transport,
+                            evidence=self.ctx.evidence(line, self.name),
+                        )
+                    )  # fmt: skip
+        elif key == "coll":
+            m = _COLL.search(body)
+            if m and len(self._colls) < self.ctx.limits.collectives_per_file:
+                dtype = DTYPES.get(int(m.group(4)), m.group(4))
+                ev = self.ctx.evidence(line, self.name)
+                self._colls.append((ev, normalize_op(m.group(1)), int(m.group(2), 16), int(m.group(3)), dtype))
+        elif key == "env":
+            m = _ENV.search(body)
+            if m:
+                self._env.variables[m.group(1)] = m.group(2)
+                self._env.lines[m.group(1)] = line.no
+        elif key in ("warn", "p2p", "error"):
+            self.ctx.suspicious(line, self.name)
+
+    def finish(self) -> None:
+        for ev, op, seq, count, dtype in self._colls:
+            self.ctx.facts.collectives.append(
+                CollectiveOp(
+                    rank=-1 if ev.rank is None else ev.rank,
+                    op=op, seq=seq, count=count, dtype=dtype, evidence=ev,
+                )
+            )  # fmt: skip
+        if self._env.variables:
+            self.ctx.facts.env_captures.append(self._env)

@@ -1,0 +1,109 @@
+"""Package listings: `pip freeze`, `pip list`, `conda list`. Names are normalized per PEP 503.
+
+>>> from kb.evidence.context import FileContext
+>>> from kb.evidence.ranks import PathHints
+>>> from kb.evidence.limits import Limits
+>>> ctx = FileContext("pip.txt", PathHints(), Limits())
+>>> PipFreezeSource(ctx).parse("Torch==2.1.0+cu121\\naccelerate==0.28.0\\ntorch_npu==2.1.0.post3\\n")
+>>> ctx.facts.package_captures[0].packages
+{'torch': '2.1.0+cu121', 'accelerate': '0.28.0', 'torch-npu': '2.1.0.post3'}
+"""
+
+from __future__ import annotations
+
+import re
+
+from packaging.utils import canonicalize_name
+
+from kb.evidence.context import FileContext
+from kb.evidence.facts import PackageCapture
+from kb.evidence.sources.base import WholeFileSource
+from kb.evidence.sources.common import fraction
+
+_FREEZE = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)(?:\[[^\]]*\])?\s*(===?|@)\s*(\S.*?)\s*$")
+_WHEEL_VERSION = re.compile(r"/[A-Za-z0-9_.]+?-(\d[^-/]*)-[^/]*\.whl")
+_LIST_HEADER = re.compile(r"^Package\s+Version\b", re.M)
+_DASHES = re.compile(r"^-{3,}\s+-{3,}", re.M)
+
+
+def add_capture(ctx: FileContext, tool: str, rows: list[tuple[str, str, int]]) -> PackageCapture | None:
+    """Stores (name, version, line) rows as one capture, names canonicalized."""
+    if not rows:
+        return None
+    cap = PackageCapture(file=ctx.display, tool=tool)
+    for name, version, line in rows:
+        key = str(canonicalize_name(name))
+        cap.packages[key] = version
+        cap.lines[key] = line
+    ctx.facts.package_captures.append(cap)
+    return cap
+
+
+class PipFreezeSource(WholeFileSource):
+    name = "pip-freeze"
+    description = "`pip freeze` output (name==version)"
+
+    @classmethod
+    def sniff(cls, head: str, name: str) -> float:
+        lines = [ln for ln in head.splitlines() if ln.strip() and not ln.startswith("#")]
+        n, frac = fraction("\n".join(lines), re.compile(r"^(-e |[A-Za-z0-9][\w.-]*(\[[^\]]*\])?\s*(===?|@ ))"))
+        if n >= 2 and frac >= 0.6:
+            return 0.9
+        if n >= 1 and re.search(r"freeze|requirements", name, re.I):
+            return 0.8
+        return 0.0
+
+    def parse(self, text: str) -> None:
+        rows = []
+        for no, raw in enumerate(text.splitlines(), 1):
+            m = _FREEZE.match(raw)
+            if not m or raw.lstrip().startswith("#"):
+                continue
+            version = m.group(3)
+            if m.group(2) == "@":
+                w = _WHEEL_VERSION.search(version)
+                version = w.group(1) if w else f"@ {version}"
+            rows.append((m.group(1), version, no))
+        add_capture(self.ctx, self.name, rows)
+
+
+class PipListSource(WholeFileSource):
+    name = "pip-list"
+    description = "`pip list` table"
+
+    @classmethod
+    def sniff(cls, head: str, name: str) -> float:
+        return 0.95 if _LIST_HEADER.search(head) and _DASHES.search(head) else 0.0
+
+    def parse(self, text: str) -> None:
+        rows = []
+        started = False
+        for no, raw in enumerate(text.splitlines(), 1):
+            if not started:
+                started = bool(_DASHES.match(raw))
+                continue
+            parts = raw.split()
+            if len(parts) >= 2 and re.match(r"^[A-Za-z0-9]", parts[0]):
+                rows.append((parts[0], parts[1], no))
+        add_capture(self.ctx, self.name, rows)
+
+
+class CondaListSource(WholeFileSource):
+    name = "conda-list"
+    description = "`conda list` table"
+
+    @classmethod
+    def sniff(cls, head: str, name: str) -> float:
+        if "# packages in environment at" in head or re.search(r"^#\s*Name\s+Version\s+Build", head, re.M):
+            return 0.95
+        return 0.0
+
+    def parse(self, text: str) -> None:
+        rows = []
+        for no, raw in enumerate(text.splitlines(), 1):
+            if raw.startswith("#") or not raw.strip():
+                continue
+            parts = raw.split()
+            if len(parts) >= 2:
+                rows.append((parts[0], parts[1], no))
+        add_capture(self.ctx, self.name, rows)

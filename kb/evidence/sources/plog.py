@@ -1,0 +1,101 @@
+"""Ascend plog / HCCL / torch_npu: HCCL_ENTRY_LOG_ENABLE collective entries, EI000x and ERR0xxxx
+codes, heartbeat and cluster-exception lines, HCCL settings in effect.
+
+>>> from kb.evidence.sources.plog import parse_entry
+>>> parse_entry("[INFO] HCCL(1,python):2025-01-01-10:00:00.000.001 [op.cc:1] [1]Entry-HcclAllReduce:tag[AllReduce_1], sendBuf[0x1], recvBuf[0x2], count[531260224], dataType[float32], reduceOp[sum], streamId[5], deviceId[1]")
+('allreduce', 531260224, 'float32')
+>>> parse_entry("Entry-HcclCommInitRootInfoInner:ranks[4], rank[2], rootinfo: host ip[1.2.3.4]") is None
+True
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from typing import ClassVar
+
+from kb.evidence.context import Line
+from kb.evidence.facts import CollectiveOp, EnvCapture
+from kb.evidence.sources.base import LineSource
+from kb.evidence.sources.common import log_score, normalize_op
+
+_ENTRY = re.compile(r"Entry-(Hccl\w+?)(?:Inner)?:")
+_COUNT = re.compile(r"\bcount\[(\d+)\]")
+_DTYPE = re.compile(r"dataType\[(\w+)\]")
+_RANKS = re.compile(r"\branks\[(\d+)\]|rankSize\[(\d+)\]")
+_ENV = re.compile(r"\[HCCL_ENV\]\s*(\w+) set by (?:default|environment) to \[?([^\]\s]+)\]?")
+_HEAD = re.compile(r"^\[(ERROR|WARNING|INFO|DEBUG|EVENT|TRACE)\]\s?[A-Z_]+\(\d+,|Entry-Hccl|HCCL_ENV|\bEI\d{4}\b")
+_NOT_COLLECTIVE = ("comm", "get", "set", "create", "destroy", "init", "mem", "register", "group")
+
+
+def parse_entry(body: str) -> tuple[str, int | None, str | None] | None:
+    """(op, count, dtype) of an Entry-Hccl<Op> line, None for non-collective entries."""
+    m = _ENTRY.search(body)
+    if not m:
+        return None
+    op = normalize_op(m.group(1))
+    if op.startswith(_NOT_COLLECTIVE):
+        return None
+    c = _COUNT.search(body)
+    d = _DTYPE.search(body)
+    return op, int(c.group(1)) if c else None, d.group(1) if d else None
+
+
+class PlogSource(LineSource):
+    name = "plog"
+    description = "Ascend CANN plog / HCCL / torch_npu logs"
+    patterns: ClassVar[dict[str, tuple[str, bool]]] = {
+        "entry": (r"Entry-Hccl\w+:", False),
+        "ei": (r"\bEI\d{4}\b", False),
+        "err": (r"\bERR\d{5}\b|HCCL function error", False),
+        "heartbeat": (r"HeartbeatAbnormal|Cluster Exception Location|\[Timeout\]", False),
+        "plog_error": (r"^\[ERROR\]\s?[A-Z_]+\(\d+,", False),
+        "env": (r"\[HCCL_ENV\]", False),
+        "ranks": (r"rankSize\[\d+\]", False),
+    }
+
+    def __init__(self, ctx: object) -> None:
+        super().__init__(ctx)  # type: ignore[arg-type]
+        self._ordinal: Counter[int] = Counter()
+        self._env = EnvCapture(file=self.ctx.display)
+
+    @classmethod
+    def sniff(cls, head: str, name: str) -> float:
+        score = log_score(head, _HEAD)
+        if re.match(r"plog-\d+", name) or name.startswith("device-"):
+            score = max(score, 0.6) + 0.2
+        return score
+
+    def on_line(self, key: str, line: Line) -> None:
+        body = line.body
+        facts = self.ctx.facts
+        if key == "entry":
+            m = _RANKS.search(body)
+            if m:
+                self.ctx.world_sizes.add(int(m.group(1) or m.group(2)))
+            got = parse_entry(body)
+            if got and len(facts.collectives) < self.ctx.limits.collectives_per_file:
+                op, count, dtype = got
+                rank = -1 if line.rank is None else line.rank
+                self._ordinal[rank] += 1
+                facts.collectives.append(
+                    CollectiveOp(
+                        rank=rank, op=op, seq=self._ordinal[rank], count=count, dtype=dtype,
+                        evidence=self.ctx.evidence(line, self.name),
+                    )
+                )  # fmt: skip
+        elif key == "env":
+            m = _ENV.search(body)
+            if m:
+                self._env.variables[m.group(1)] = m.group(2)
+                self._env.lines[m.group(1)] = line.no
+        elif key == "ranks":
+            m = _RANKS.search(body)
+            if m:
+                self.ctx.world_sizes.add(int(m.group(1) or m.group(2)))
+        else:
+            self.ctx.suspicious(line, self.name)
+
+    def finish(self) -> None:
+        if self._env.variables:
+            self.ctx.facts.env_captures.append(self._env)

@@ -1,0 +1,151 @@
+"""Training scripts: collectives and barriers called only on the main process.
+
+A collective inside `if accelerator.is_main_process:` (or `rank == 0`, `local_rank in [-1, 0]`,
+`dist.get_rank() == 0`) is entered by one rank only and hangs the others. Saves there are fine
+but noted (informational), since a hang report often points at them.
+
+>>> from kb.evidence.context import FileContext
+>>> from kb.evidence.ranks import PathHints
+>>> from kb.evidence.limits import Limits
+>>> ctx = FileContext("train.py", PathHints(), Limits())
+>>> PythonSource(ctx).parse('''
+... if accelerator.is_main_process:
+...     accelerator.wait_for_everyone()
+...     model.save_pretrained("out")
+... if not accelerator.is_main_process:
+...     pass
+... else:
+...     dist.barrier()
+... ''')
+>>> [(f.finding, f.call, f.guard, f.evidence.line) for f in ctx.facts.source_findings]
+[('collective-in-main-only-branch', 'accelerator.wait_for_everyone', 'accelerator.is_main_process', 3), ('save-in-main-only-branch', 'model.save_pretrained', 'accelerator.is_main_process', 4), ('collective-in-main-only-branch', 'dist.barrier', 'not accelerator.is_main_process (else branch)', 8)]
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import warnings
+
+from kb.evidence.facts import EvidenceLine, SourceFinding
+from kb.evidence.sources.base import WholeFileSource
+
+COLLECTIVES = frozenset({
+    "all_reduce", "all_gather", "all_gather_object", "all_gather_into_tensor", "reduce_scatter",
+    "reduce_scatter_tensor", "broadcast", "broadcast_object_list", "barrier", "wait_for_everyone",
+    "gather", "gather_for_metrics", "gather_object", "reduce", "all_to_all", "scatter",
+    "save_state", "save_model", "pad_across_processes",
+})  # fmt: skip
+SAVES = frozenset({"save_pretrained", "save"})
+_MAIN_ATTRS = frozenset({"is_main_process", "is_local_main_process", "is_world_process_zero",
+                         "is_local_process_zero"})  # fmt: skip
+
+
+def _dotted(node: ast.AST) -> str:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return f"{_dotted(node.value)}.{node.attr}"
+    if isinstance(node, ast.Call):
+        return f"{_dotted(node.func)}()"
+    return "?"
+
+
+def _rankish(node: ast.AST) -> bool:
+    text = _dotted(node).lower()
+    return "rank" in text
+
+
+def _zero(node: ast.AST) -> bool:
+    return isinstance(node, ast.Constant) and node.value == 0
+
+
+def main_only(test: ast.expr) -> bool | None:
+    """True: the body runs on the main process only; False: the else branch does; None: neither."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        inner = main_only(test.operand)
+        return None if inner is None else not inner
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+        return True if any(main_only(v) is True for v in test.values) else None
+    if isinstance(test, (ast.Attribute, ast.Name)):
+        name = test.attr if isinstance(test, ast.Attribute) else test.id
+        return True if name in _MAIN_ATTRS or name in ("is_master", "is_main") else None
+    if isinstance(test, ast.Call):  # accelerator.is_main_process() in some wrappers
+        return main_only(test.func)
+    if isinstance(test, ast.Compare) and len(test.ops) == 1:
+        left, op, right = test.left, test.ops[0], test.comparators[0]
+        if _zero(left):
+            left, right = right, left
+        if not _rankish(left):
+            return None
+        if isinstance(op, ast.Eq) and _zero(right):
+            return True
+        if isinstance(op, ast.NotEq) and _zero(right):
+            return False
+        if isinstance(op, ast.In) and isinstance(right, (ast.List, ast.Tuple, ast.Set)):
+            values = {e.value for e in right.elts if isinstance(e, ast.Constant)}
+            return True if values and values <= {-1, 0} else None
+        if isinstance(op, ast.Gt) and _zero(right):
+            return False
+    return None
+
+
+class PythonSource(WholeFileSource):
+    name = "python-source"
+    description = "training scripts (collectives under main-process-only branches)"
+
+    @classmethod
+    def sniff(cls, head: str, name: str) -> float:
+        if name.endswith(".py"):
+            return 0.9
+        if re.search(r"^(import \w+|from [\w.]+ import )", head, re.M) and re.search(r"^\s*def \w+\(", head, re.M):
+            return 0.6
+        return 0.0
+
+    def parse(self, text: str) -> None:
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                tree = ast.parse(text)
+        except (SyntaxError, ValueError) as exc:
+            lineno = getattr(exc, "lineno", None) or 1
+            self.ctx.facts.suspicious.append(
+                EvidenceLine(file=self.ctx.display, line=lineno, source=self.name,
+                             text=f"python syntax error, script not analysed: {exc}"[:500])
+            )  # fmt: skip
+            return
+        lines = text.splitlines()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.If):
+                which = main_only(node.test)
+                if which is None:
+                    continue
+                guard = ast.unparse(node.test)
+                branch = node.body if which else node.orelse
+                if not which:
+                    guard += " (else branch)"
+                self._calls(branch, guard, lines)
+
+    def _calls(self, body: list[ast.stmt], guard: str, lines: list[str]) -> None:
+        seen: set[int] = set()
+        for stmt in body:
+            for node in ast.walk(stmt):
+                if not isinstance(node, ast.Call) or id(node) in seen:
+                    continue
+                seen.add(id(node))
+                callee = _dotted(node.func)
+                last = callee.rsplit(".", 1)[-1]
+                if last in COLLECTIVES:
+                    finding = "collective-in-main-only-branch"
+                elif last in SAVES and (last == "save_pretrained" or callee.startswith("torch.")):
+                    finding = "save-in-main-only-branch"
+                else:
+                    continue
+                text = lines[node.lineno - 1] if 0 < node.lineno <= len(lines) else callee
+                self.ctx.facts.source_findings.append(
+                    SourceFinding(
+                        finding=finding, call=callee, guard=guard,
+                        evidence=EvidenceLine(file=self.ctx.display, line=node.lineno,
+                                              text=text.strip(), source=self.name),
+                    )
+                )  # fmt: skip

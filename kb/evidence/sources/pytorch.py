@@ -1,0 +1,132 @@
+"""PyTorch distributed: ProcessGroupNCCL/HCCL watchdog timeouts, DETAIL-mode collective
+fingerprints, "Detected mismatch between collectives", NCCL errors raised to Python.
+
+>>> from kb.evidence.sources.pytorch import parse_work, parse_fingerprint
+>>> parse_work("WorkNCCL(SeqNum=78, OpType=BROADCAST, NumelIn=80, NumelOut=80, Timeout(ms)=600000) ran for 600096 milliseconds")
+('broadcast', 78, 600000, 600096)
+>>> parse_work("WorkNCCL(OpType=ALLREDUCE, TensorShape=[1024], Timeout(ms)=1800000) ran for 1800520 milliseconds")
+('allreduce', None, 1800000, 1800520)
+>>> parse_fingerprint("CollectiveFingerPrint(SequenceNumber=12, OpType=ALLREDUCE, TensorShape=[4, 8], TensorDtypes=Float, TensorDeviceTypes=cuda)")
+('allreduce', 12, 32, 'Float')
+>>> parse_fingerprint("CollectiveFingerPrint(SequenceNumber=513876813OpType=BROADCAST)")
+('broadcast', 513876813, None, None)
+"""
+
+from __future__ import annotations
+
+import re
+from typing import ClassVar
+
+from kb.evidence.context import Line
+from kb.evidence.facts import CollectiveMismatch, CollectiveOp, WatchdogTimeout
+from kb.evidence.sources.base import LineSource
+from kb.evidence.sources.common import log_score, normalize_op, product
+
+_WORK = re.compile(r"Work[NH]CCL\((.*?)\) ran for (\d+) milliseconds")
+_SEQ = re.compile(r"(?:SeqNum|SequenceNumber)=(\d+)")
+_OPTYPE = re.compile(r"OpType=(\w+)")
+_TIMEOUT = re.compile(r"Timeout\(ms\)=(\d+)")
+_SHAPE = re.compile(r"TensorShape=\[([^\]]*)\]")
+_DTYPE = re.compile(r"TensorDtypes=(\w+)")
+_MISMATCH = re.compile(
+    r"Rank (\d+) is running (?:inconsistent )?collective: (?:CollectiveFingerPrint\((.*?)\)[,.]|(\w+))"
+    r"(?:.*?but Rank (\d+) is running (?:inconsistent )?collective: (?:CollectiveFingerPrint\((.*?)\)\.|(\w+)))?"
+)
+_HEAD = re.compile(
+    r"\[rank\d+\]:|ProcessGroup(NCCL|HCCL|Gloo)|torch\.distributed|Traceback \(most recent call last\)|CollectiveFingerPrint"
+)
+
+
+def parse_work(text: str) -> tuple[str, int | None, int | None, int | None] | None:
+    """(op, seq, timeout_ms, elapsed_ms) from a watchdog timeout line."""
+    m = _WORK.search(text)
+    if not m:
+        return None
+    inner = m.group(1)
+    op = _OPTYPE.search(inner)
+    seq = _SEQ.search(inner)
+    tmo = _TIMEOUT.search(inner)
+    return (
+        normalize_op(op.group(1)) if op else "unknown",
+        int(seq.group(1)) if seq else None,
+        int(tmo.group(1)) if tmo else None,
+        int(m.group(2)),
+    )
+
+
+def parse_fingerprint(text: str) -> tuple[str, int | None, int | None, str | None] | None:
+    """(op, seq, element count, dtype) from a CollectiveFingerPrint."""
+    op = _OPTYPE.search(text)
+    if not op:
+        return None
+    seq = _SEQ.search(text)
+    shape = _SHAPE.search(text)
+    count = None
+    if shape and re.fullmatch(r"[\d, ]+", shape.group(1)):
+        count = product(int(d) for d in shape.group(1).split(",") if d.strip())
+    dtype = _DTYPE.search(text)
+    return (
+        normalize_op(op.group(1)),
+        int(seq.group(1)) if seq else None,
+        count,
+        dtype.group(1) if dtype else None,
+    )
+
+
+class PyTorchSource(LineSource):
+    name = "pytorch"
+    description = "PyTorch c10d logs: watchdog timeouts, DETAIL fingerprints, mismatches"
+    patterns: ClassVar[dict[str, tuple[str, bool]]] = {
+        "watchdog": (r"Watchdog caught collective operation timeout", False),
+        "detail": (r"Running collective: CollectiveFingerPrint", False),
+        "mismatch": (r"Detected mismatch between collectives", False),
+        "pg_status": (r"failure detected by watchdog at work sequence id", False),
+        "errors": (
+            r"NCCL error in: |Process group watchdog thread terminated|Some NCCL operations have failed"
+            r"|DistBackendError|Finished writing NCCLPG debug info",
+            False,
+        ),
+    }
+
+    @classmethod
+    def sniff(cls, head: str, name: str) -> float:
+        return log_score(head, _HEAD)
+
+    def on_line(self, key: str, line: Line) -> None:
+        facts = self.ctx.facts
+        if key == "watchdog":
+            work = parse_work(line.body)
+            if work:
+                op, seq, tmo, elapsed = work
+                facts.watchdog_timeouts.append(
+                    WatchdogTimeout(
+                        rank=line.rank, op=op, seq=seq, timeout_ms=tmo, elapsed_ms=elapsed,
+                        evidence=self.ctx.evidence(line, self.name),
+                    )
+                )  # fmt: skip
+            self.ctx.suspicious(line, self.name)
+        elif key == "detail":
+            fp = parse_fingerprint(line.body.split("Running collective:", 1)[1])
+            if fp and len(facts.collectives) < self.ctx.limits.collectives_per_file:
+                op, seq, count, dtype = fp
+                facts.collectives.append(
+                    CollectiveOp(
+                        rank=-1 if line.rank is None else line.rank, op=op, seq=seq, count=count,
+                        dtype=dtype, evidence=self.ctx.evidence(line, self.name),
+                    )
+                )  # fmt: skip
+        elif key == "mismatch":
+            m = _MISMATCH.search(line.body)
+            mm = CollectiveMismatch(evidence=self.ctx.evidence(line, self.name))
+            if m:
+                mm.rank_a = int(m.group(1))
+                fa = parse_fingerprint(m.group(2)) if m.group(2) else None
+                mm.op_a = fa[0] if fa else normalize_op(m.group(3)) if m.group(3) else None
+                if m.group(4):
+                    mm.rank_b = int(m.group(4))
+                    fb = parse_fingerprint(m.group(5)) if m.group(5) else None
+                    mm.op_b = fb[0] if fb else normalize_op(m.group(6)) if m.group(6) else None
+            facts.mismatches.append(mm)
+            self.ctx.suspicious(line, self.name)
+        else:
+            self.ctx.suspicious(line, self.name)

@@ -1,0 +1,109 @@
+"""torchrun / torch.distributed.elastic: the agent's failure lines and the ChildFailedError table.
+
+>>> from kb.evidence.sources.torchrun import parse_agent_failed
+>>> parse_agent_failed("failed (exitcode: -6) local_rank: 1 (pid: 4712) of binary: /usr/bin/python3")
+(-6, 1, 4712)
+"""
+
+from __future__ import annotations
+
+import re
+from typing import ClassVar
+
+from kb.evidence.context import Line
+from kb.evidence.facts import ProcessFailure
+from kb.evidence.sources.base import LineSource
+from kb.evidence.sources.common import log_score
+
+_AGENT = re.compile(r"failed \(exitcode: (-?\d+)\) local_rank: (\d+) \(pid: (\d+)\)")
+_FIELD = re.compile(r"^\s*(time|host|rank|exitcode|error_file|traceback)\s*: (.*)$")
+_RANK = re.compile(r"(-?\d+) \(local_rank: (-?\d+)\)")
+_EXIT = re.compile(r"(-?\d+) \(pid: (\d+)\)")
+_SIGNAL = re.compile(r"Signal \d+ \((SIG[A-Z0-9]+)\)")
+_HEAD = re.compile(r"^\[[A-Za-z_]+\d+\]:|torch\.distributed\.(elastic|run)|ChildFailedError|torchrun")
+
+
+def parse_agent_failed(body: str) -> tuple[int, int, int] | None:
+    """(exitcode, local_rank, pid) from the elastic agent's failure line."""
+    m = _AGENT.search(body)
+    return (int(m.group(1)), int(m.group(2)), int(m.group(3))) if m else None
+
+
+class TorchrunSource(LineSource):
+    name = "torchrun"
+    description = "torchrun / elastic agent output and ChildFailedError tables"
+    patterns: ClassVar[dict[str, tuple[str, bool]]] = {
+        "agent_failed": (r"failed \(exitcode: -?\d+\) local_rank: \d+ \(pid: \d+\)", False),
+        "child_failed": (r"ChildFailedError|Root Cause \(first observed failure\)|^Failures:", False),
+        "field": (r"^\s*(time|host|rank|exitcode|error_file|traceback)\s+: ", False),
+        "closing": (r"Sending process \d+ closing signal SIG[A-Z]+", False),
+    }
+
+    def __init__(self, ctx: object) -> None:
+        super().__init__(ctx)  # type: ignore[arg-type]
+        self._in_table = False
+        self._root = False
+        self._current: ProcessFailure | None = None
+
+    @classmethod
+    def sniff(cls, head: str, name: str) -> float:
+        return log_score(head, _HEAD)
+
+    def on_line(self, key: str, line: Line) -> None:
+        body = line.body
+        if key == "agent_failed":
+            got = parse_agent_failed(body)
+            if got:
+                exitcode, local_rank, pid = got
+                self.ctx.facts.process_failures.append(
+                    ProcessFailure(
+                        local_rank=local_rank, exitcode=exitcode, pid=pid,
+                        evidence=self.ctx.evidence(line, self.name),
+                    )
+                )  # fmt: skip
+            self.ctx.suspicious(line, self.name)
+        elif key == "child_failed":
+            self._in_table = True
+            if "Root Cause" in body:
+                self._root = True
+            elif "Failures:" in body:
+                self._root = False
+            self.ctx.suspicious(line, self.name)
+        elif key == "field" and self._in_table:
+            self._field(line)
+        elif key == "closing":
+            self.ctx.suspicious(line, self.name)
+
+    def _field(self, line: Line) -> None:
+        m = _FIELD.match(line.body)
+        if not m:
+            return
+        name, value = m.group(1), m.group(2).strip()
+        if name == "time":
+            self._current = ProcessFailure(
+                root_cause=self._root, evidence=self.ctx.evidence(line, self.name)
+            )
+            self.ctx.facts.process_failures.append(self._current)
+            return
+        cur = self._current
+        if cur is None:
+            return
+        if name == "host":
+            cur.host = value
+        elif name == "rank":
+            r = _RANK.match(value)
+            if r:
+                cur.rank, cur.local_rank = int(r.group(1)), int(r.group(2))
+                cur.evidence.rank = cur.rank
+        elif name == "exitcode":
+            e = _EXIT.match(value)
+            if e:
+                cur.exitcode, cur.pid = int(e.group(1)), int(e.group(2))
+                ev = self.ctx.evidence(line, self.name)
+                ev.rank = cur.rank
+                if self.ctx.room(self.ctx.facts.suspicious):  # type: ignore[arg-type]
+                    self.ctx.facts.suspicious.append(ev)
+        elif name == "traceback":
+            s = _SIGNAL.search(value)
+            if s:
+                cur.signal = s.group(1)
