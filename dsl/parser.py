@@ -22,8 +22,18 @@ from lark.exceptions import (
 )
 
 from dsl import syntax as s
+from dsl.braces import Braces
 from dsl.diagnostics import Diagnostic
 from dsl.span import Span
+from dsl.syntax_errors import (
+    Finding,
+    extra_brace,
+    friendly_message,
+    tokens_until_error,
+    unclosed_block,
+    unterminated,
+    word_without_value,
+)
 from dsl.transformer import ToSyntax
 
 
@@ -65,6 +75,7 @@ TERMINAL_WORDS: dict[str, str] = {
     "AT_LEAST": "`at_least`",
     "OF": "`of`",
     "$END": "the end of the file",
+    "<END-OF-FILE>": "the end of the file",
 }
 
 
@@ -116,33 +127,66 @@ def _describe_token(tok: Token) -> str:
     return f"`{text[:40]}`"
 
 
-def _syntax_diagnostic(path: str, text: str, err: UnexpectedInput) -> Diagnostic:
-    from dsl.syntax_errors import friendly_message
-
-    line = getattr(err, "line", 0) or 0
-    column = getattr(err, "column", 0) or 0
-    if isinstance(err, UnexpectedEOF) or (
+def _at_end(err: UnexpectedInput) -> bool:
+    return isinstance(err, UnexpectedEOF) or (
         isinstance(err, UnexpectedToken) and err.token.type == "$END"
-    ):
-        lines = text.splitlines() or [""]
-        line, column = len(lines), len(lines[-1]) + 1
-    friendly = friendly_message(err, text)
+    )
+
+
+def _targeted(text: str, err: UnexpectedInput) -> Finding | None:
+    """A located finding for the mistakes the parser reports far from their cause."""
+    if isinstance(err, UnexpectedCharacters):
+        return unterminated(text, err)
+    tokens = tokens_until_error(text)
+    braces = Braces(tokens, text)
+    if _at_end(err):
+        return word_without_value(tokens, len(text) + 1) or unclosed_block(braces)
+    if not isinstance(err, UnexpectedToken):
+        return None
+    pos = err.token.start_pos or 0
+    closed_early = set(err.accepts or err.expected) <= {"$END", "<END-OF-FILE>"}
+    closed_early = closed_early and err.token.type != "CASE"
+    if closed_early:
+        return extra_brace(braces, pos)
+    return word_without_value(tokens, pos)
+
+
+def _generic(text: str, err: UnexpectedInput) -> str:
     if isinstance(err, UnexpectedToken):
+        if not text.strip():
+            return "the file is empty; expected `case <id> {`"
         seen = _describe_token(err.token)
-        expected = describe_expected(err.accepts or err.expected)
-        message = f"unexpected {seen}; expected {expected}"
-    elif isinstance(err, UnexpectedCharacters):
-        char = text[err.pos_in_stream] if err.pos_in_stream < len(text) else ""
+        return f"unexpected {seen}; expected {describe_expected(err.accepts or err.expected)}"
+    if isinstance(err, UnexpectedCharacters):
+        pos = err.pos_in_stream or 0
+        char = text[pos] if pos < len(text) else ""
         message = f"unexpected character `{char}`"
         if err.allowed:
             message += f"; expected {describe_expected(err.allowed)}"
-    elif isinstance(err, UnexpectedEOF):
-        message = f"the file ends too early; expected {describe_expected(set(err.expected))}"
-    else:
-        message = str(err).splitlines()[0]
-    if friendly:
-        message = f"{friendly} ({message})"
-    return Diagnostic(path=path, line=line, column=column, message=message, code="syntax")
+        return message
+    if isinstance(err, UnexpectedEOF):
+        return f"the file ends too early; expected {describe_expected(set(err.expected))}"
+    return str(err).splitlines()[0]  # pragma: no cover - lark has no other kinds
+
+
+def _syntax_diagnostic(path: str, text: str, err: UnexpectedInput) -> Diagnostic:
+    """Where the author must act, what was seen, and what to do (never raises)."""
+    line = getattr(err, "line", 0) or 0
+    column = getattr(err, "column", 0) or 0
+    if _at_end(err):
+        lines = text.split("\n")
+        line, column = len(lines), len(lines[-1]) + 1
+    try:
+        found = _targeted(text, err)
+    except Exception:  # a heuristic must never hide the real error
+        found = None
+    if found is not None:
+        return Diagnostic(path=path, line=found.line, column=found.column,
+                          message=found.message, help=found.help, code="syntax")
+    message = _generic(text, err)
+    friendly = friendly_message(err, text)
+    return Diagnostic(path=path, line=line, column=column, message=message, help=friendly,
+                      code="syntax")
 
 
 def parse_text(text: str, path: str = "<string>") -> s.CaseFile:

@@ -1,13 +1,24 @@
-"""Known bad snippets -> messages in a case author's words.
+"""Syntax errors in a case author's words.
 
-Like lark's own GRAMMAR_ERRORS: each label has example snippets that fail the same way;
-`UnexpectedInput.match_examples` finds the label whose examples fail in the same parser
-state. `tests/dsl/test_syntax_errors.py` walks the whole table.
+Two layers. First, targeted checks for the mistakes that an LALR parser reports far
+from their cause: an unclosed block (seen only at the end of the file), an extra `}`
+(seen where the case closes early), a word with no value (it swallows the next line's
+name, so the parser stops a line later) and unterminated strings, text blocks, code
+blocks and regexes (seen as a bad character). Second, like lark's own GRAMMAR_ERRORS,
+a table of known bad snippets -> labels, matched by parser state with
+`UnexpectedInput.match_examples`; `tests/dsl/test_syntax_errors.py` walks the whole table.
 """
 
 from __future__ import annotations
 
-from lark.exceptions import UnexpectedInput
+import re
+import unicodedata
+from dataclasses import dataclass
+
+from lark import Token
+from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedInput
+
+from dsl.braces import Braces
 
 _HEAD = 'case demo-case {\n  title "t"\n'
 
@@ -20,6 +31,7 @@ SYNTAX_ERRORS: dict[str, list[str]] = {
     ],
     "a `}` closes nothing: remove it or open a block before it": [
         _HEAD + "}\n}\n",
+        _HEAD + "}\n  severity high\n}\n",
     ],
     "a file holds one case, starting with `case <id> {`": [
         'title "t"\n',
@@ -28,12 +40,14 @@ SYNTAX_ERRORS: dict[str, list[str]] = {
     ],
     "the case id is missing after `case`": [
         "case {\n}\n",
+        'case "demo" {\n}\n',
     ],
     "an evidence query needs a name and a kind: `evidence NAME: KIND { ... }`": [
         _HEAD + "  evidence {\n",
         _HEAD + "  evidence e {\n",
         _HEAD + "  evidence e: {\n",
         _HEAD + '  evidence "e": log {\n',
+        _HEAD + "  evidence e: log\n",
     ],
     "an attribute needs a value: `name value`": [
         _HEAD + "  severity }\n",
@@ -46,16 +60,36 @@ SYNTAX_ERRORS: dict[str, list[str]] = {
         _HEAD + "  match {\n    require not }\n",
         _HEAD + '  match {\n    require "a" }\n',
     ],
+    "a `(` is not closed: a `)` is missing": [
+        _HEAD + "  match {\n    require (a or b\n  }\n",
+        _HEAD + "  match {\n    require at_least 1 of (a, b\n  }\n",
+    ],
+    "`at_least` is written `at_least N of (a, b, c)`": [
+        _HEAD + "  match {\n    require at_least a\n",
+        _HEAD + "  match {\n    require at_least 2 (a, b)\n",
+        _HEAD + "  match {\n    require at_least 2 of a, b\n",
+    ],
     "inside `match { }` each line starts with `require`, `support` or `rule_out`": [
         _HEAD + "  match {\n    a\n",
         _HEAD + "  match {\n    needs a\n",
+        _HEAD + '  match {\n    title "x"\n',
     ],
     "a list is `[a, b, c]`: a `,` or `]` is missing": [
         _HEAD + "  tags [a b]\n",
         _HEAD + "  tags [a,\n",
+        _HEAD + "  tags [a, b\n  severity high\n",
     ],
     "`weight` takes a number, e.g. `weight 2`": [
         _HEAD + "  match {\n    support a weight x\n",
+        _HEAD + "  match {\n    support a weight\n  }\n",
+    ],
+    "a block is `name { ... }` or `name \"label\" { ... }`: one label at most": [
+        _HEAD + '  step "x" "y" {\n',
+        _HEAD + '  step "x" [a] {\n',
+    ],
+    "`match` is a block: `match { require ... }`": [
+        _HEAD + "  match require a\n",
+        _HEAD + "  match a\n",
     ],
 }
 
@@ -65,9 +99,110 @@ def friendly_message(err: UnexpectedInput, text: str) -> str | None:
     from dsl.parser import _lark
 
     try:
-        label = err.match_examples(
-            _lark().parse, SYNTAX_ERRORS, use_accepts=True
-        )
+        label = err.match_examples(_lark().parse, SYNTAX_ERRORS, use_accepts=True)
     except Exception:  # match_examples re-parses examples; never let that escape
         return None
     return label if isinstance(label, str) else None
+
+
+# ---------------------------------------------------------------- targeted checks
+@dataclass(frozen=True)
+class Finding:
+    """A syntax error located where the author has to act, not where the parser stopped."""
+
+    line: int
+    column: int
+    message: str
+    help: str
+
+
+def tokens_until_error(text: str) -> list[Token]:
+    """Every token the plain lexer reads before it meets something it cannot lex."""
+    from dsl.parser import _lark
+
+    out: list[Token] = []
+    try:
+        for tok in _lark().lex(text):
+            out.append(tok)
+    except LarkError:
+        return out
+    return out
+
+
+_FENCE = re.compile(r"```[A-Za-z0-9_+\-]*[ \t]*")
+VALUE_TYPES = {"STRING", "TEXT_BLOCK", "CODE_BLOCK", "REGEX", "NUMBER", "DATE", "WORD", "RSQB"}
+
+
+def unterminated(text: str, err: UnexpectedCharacters) -> Finding | None:
+    """An opening quote, fence or slash whose token never ends; or a character we never use."""
+    pos = err.pos_in_stream
+    rest = text[pos:]
+    line, col = err.line, err.column
+    if rest.startswith('"""'):
+        return Finding(line, col, 'this text block is never closed: its closing `"""` is missing',
+                       'end the text block with `"""` on a line of its own')
+    if rest.startswith("```"):
+        header = rest.split("\n", 1)[0]
+        if "\n" in rest and not _FENCE.fullmatch(header):
+            return Finding(line, col, f"a code block's first line holds only ``` and a language, "
+                           f"not `{header[:40]}`", "put the code on the lines after ```bash")
+        return Finding(line, col, "this code block is never closed: its closing ``` is missing",
+                       "end the code block with ``` on a line of its own")
+    if rest.startswith('"'):
+        return Finding(line, col, "this string is not closed on its line: a `\"` is missing",
+                       'a "string" ends on its line; use a """text block""" for several lines')
+    if rest.startswith("/"):
+        return Finding(line, col, "this regex is not closed on its line: a `/` is missing",
+                       r"write /pattern/ on one line; escape a `/` inside it as `\/`")
+    if rest.startswith("`"):
+        return Finding(line, col, "a single ` is not part of the language",
+                       "code blocks start with ``` and a language, e.g. ```bash")
+    char = rest[:1]
+    shown = char if char.isprintable() else unicodedata.name(char, f"U+{ord(char):04X}")
+    hint = {
+        "=": "write `name value`, without `=`",
+        ":": "`:` only separates an evidence name from its kind: `evidence NAME: KIND {`",
+        ";": "statements need no `;`: one per line",
+        "'": 'strings use double quotes: "text"',
+    }.get(char, "remove it, or put it inside a \"string\"")
+    return Finding(line, col, f"invalid character `{shown}`", hint)
+
+
+def unclosed_block(braces: Braces) -> Finding | None:
+    opener = braces.missing_closer()
+    if opener is None:
+        return None
+    return Finding(opener.line or 0, opener.column or 0,
+                   f"the file ends before the block opened at line {opener.line} "
+                   f"(`{braces.opener_text(opener)}`) is closed; a `}}` is missing",
+                   "add the `}` where this block ends")
+
+
+def extra_brace(braces: Braces, err_pos: int) -> Finding | None:
+    closer = braces.extra_closer(err_pos)
+    if closer is None:
+        return None
+    return Finding(closer.line or 0, closer.column or 0,
+                   "this `}` closes the case too early: it looks like one `}` too many",
+                   "remove this `}`; every `{` needs exactly one `}`")
+
+
+def word_without_value(tokens: list[Token], err_pos: int) -> Finding | None:
+    """`foo` alone on its line: it takes the next line's first token as its value."""
+    found: Finding | None = None
+    for i, tok in enumerate(tokens[:-1]):
+        if (tok.start_pos or 0) >= err_pos:
+            break
+        nxt = tokens[i + 1]
+        prev = tokens[i - 1] if i else None
+        after = tokens[i + 2] if i + 2 < len(tokens) else None
+        if (tok.type != "WORD" or prev is None or nxt.line == tok.line
+                or prev.line == tok.line or nxt.type == "LBRACE"
+                or prev.type not in VALUE_TYPES | {"LBRACE", "RBRACE"}
+                or (after is not None and after.type == "LBRACE" and nxt.type in VALUE_TYPES)):
+            continue
+        found = Finding(tok.line or 0, tok.column or 0,
+                        f"`{tok}` on line {tok.line} has no value on its line",
+                        f"every attribute takes one value on its line: `{tok} VALUE`; "
+                        "or remove the word")
+    return found
