@@ -1,0 +1,66 @@
+"""`kb check [PATH…]`: parse, lower and validate cases; print every problem with a caret.
+
+Exit 0 when clean (warnings allowed), 1 when any error was reported, 2 on usage errors.
+A lint layer plugs in through `dsl.lint.lint_cases` when that module exists.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from dsl.api import DEFAULT_CASES, load_cases
+from dsl.diagnostics import Diagnostic, Severity, render
+
+
+def _lint_hook() -> Callable[[list[Any]], list[Diagnostic]] | None:
+    """`dsl.lint.lint_cases` if the lint layer is installed; only its absence is tolerated."""
+    try:
+        lint = importlib.import_module("dsl.lint")
+    except ModuleNotFoundError as exc:
+        if exc.name == "dsl.lint":
+            return None
+        raise
+    hook: Callable[[list[Any]], list[Diagnostic]] = lint.lint_cases
+    return hook
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "check", help="check case files for syntax and semantic errors",
+        description="Parse, lower and validate case files; print every problem found.",
+    )
+    parser.add_argument("paths", nargs="*", metavar="PATH",
+                        help="case files or folders (default: the bundled cases/)")
+    parser.add_argument("--cases", action="append", default=[], metavar="DIR",
+                        help="an extra folder of cases (repeatable); KB_CASES is honoured too")
+    parser.set_defaults(func=run)
+
+
+def summary(files: int, diagnostics: list[Diagnostic]) -> str:
+    errors = sum(d.severity is Severity.ERROR for d in diagnostics)
+    warnings = sum(d.severity is Severity.WARNING for d in diagnostics)
+    return f"checked {files} case(s): {errors} error(s), {warnings} warning(s)"
+
+
+def run(args: argparse.Namespace) -> int:
+    roots: list[Path | str] = [*(args.paths or [DEFAULT_CASES]), *args.cases]
+    try:
+        result = load_cases(roots)
+        diagnostics = list(result.diagnostics)
+        hook = _lint_hook()
+        if hook is not None:
+            diagnostics.extend(hook(result.cases))
+    except Exception as exc:  # a bug in a checker must not look like a crash of the input
+        print(f"kb check: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return 1
+    diagnostics.sort(key=lambda d: (d.path, d.line, d.column))
+    for d in diagnostics:
+        print(render(d, result.sources.get(d.path)))
+        print()
+    print(summary(len(result.files), diagnostics))
+    return 1 if any(d.severity is Severity.ERROR for d in diagnostics) else 0
