@@ -9,7 +9,12 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import BinaryIO
+from typing import Protocol
+
+
+class ByteStream(Protocol):
+    def read(self, size: int = -1, /) -> bytes: ...
+
 
 MAX_LINE = 64 * 1024  # longer lines are truncated before matching and before on_line
 _CHUNK = 1024 * 1024
@@ -44,7 +49,7 @@ class PatternSet:
 
 
 def scan_stream(
-    stream: BinaryIO, ps: PatternSet, on_line: Callable[[int, bytes, list[int]], None]
+    stream: ByteStream, ps: PatternSet, on_line: Callable[[int, bytes, list[int]], None]
 ) -> ScanStats:
     """Call `on_line(line_no, line, ids)` for each line matching at least one pattern."""
     stats = ScanStats()

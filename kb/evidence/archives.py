@@ -12,9 +12,15 @@ import tarfile
 import zipfile
 import zlib
 from collections.abc import Iterator
-from typing import BinaryIO
+from typing import Any, cast
 
-from kb.evidence.bounded import BoundedReader, InflateBudget, InflateLimitError, PrefixedStream
+from kb.evidence.bounded import (
+    BoundedReader,
+    ByteStream,
+    InflateBudget,
+    InflateLimitError,
+    PrefixedStream,
+)
 from kb.evidence.facts import SkippedFile
 from kb.evidence.inputs import InputFile, _Counting, decompressor_for, is_archive, logical_name
 
@@ -52,7 +58,7 @@ def archive_format(name: str, head: bytes) -> str | None:
     """'zip', 'tar' or None, from the magic number first and the name second."""
     if head.startswith(b"PK\x03\x04") or head.startswith(b"PK\x05\x06"):
         return "zip"
-    if head[257:262] == b"ustar" or decompressor_for(head) is not None and is_archive(name):
+    if head[257:262] == b"ustar" or (decompressor_for(head) is not None and is_archive(name)):
         return "tar"
     if is_archive(name):
         return "zip" if name.lower().endswith(".zip") else "tar"
@@ -73,14 +79,14 @@ def iter_archive(
         fmt = archive_format(src.display, head)
         if fmt == "zip":
             if src.fs_path is None:  # stdin spool: seekable
-                raw.seek(0)
+                cast(Any, raw).seek(0)
                 yield from _iter_zip(src.display, raw, budget, skipped)
             else:
                 raw.close()
                 with open(src.fs_path, "rb") as fh:
                     yield from _iter_zip(src.display, fh, budget, skipped)
         else:
-            yield from _iter_tar(src.display, PrefixedStream(head, raw), budget, skipped)  # type: ignore[arg-type]
+            yield from _iter_tar(src.display, PrefixedStream(head, raw), budget, skipped)
     except InflateLimitError as exc:
         skipped.append(SkippedFile(path=src.display, reason=f"{exc}; rest of the archive not read"))
     except _ARCHIVE_ERRORS as exc:
@@ -101,16 +107,16 @@ def _nested(name: str) -> bool:
 
 
 def _iter_tar(
-    display: str, raw: BinaryIO, budget: InflateBudget, skipped: list[SkippedFile]
+    display: str, raw: ByteStream, budget: InflateBudget, skipped: list[SkippedFile]
 ) -> Iterator[InputFile]:
     head = raw.read(6)
-    raw = PrefixedStream(head, raw)  # type: ignore[assignment]
+    raw = PrefixedStream(head, raw)
     factory = decompressor_for(head)
-    stream: BinaryIO = raw
+    stream: ByteStream = raw
     if factory is not None:
         counter = _Counting(raw)
-        stream = BoundedReader(factory(fileobj=counter), budget, lambda: counter.count)  # type: ignore[assignment]
-    with tarfile.open(fileobj=stream, mode="r|") as tf:
+        stream = BoundedReader(factory(fileobj=counter), budget, lambda: counter.count)
+    with tarfile.open(fileobj=cast(Any, stream), mode="r|") as tf:
         for member in tf:
             name = member.name
             child = _child(display, name)
@@ -137,10 +143,17 @@ def _iter_tar(
             yield InputFile(
                 display=child,
                 size=member.size,
-                opener=lambda m=member: tf.extractfile(m),  # type: ignore[misc]
+                opener=lambda m=member: _extract(tf, m),  # type: ignore[misc]
                 gz=_gz(name),
                 budget=budget,
             )
+
+
+def _extract(tf: tarfile.TarFile, member: tarfile.TarInfo) -> ByteStream:
+    fh = tf.extractfile(member)
+    if fh is None:
+        raise OSError("member has no data")
+    return fh
 
 
 def _gz(name: str) -> bool:
@@ -148,9 +161,9 @@ def _gz(name: str) -> bool:
 
 
 def _iter_zip(
-    display: str, fh: BinaryIO, budget: InflateBudget, skipped: list[SkippedFile]
+    display: str, fh: ByteStream, budget: InflateBudget, skipped: list[SkippedFile]
 ) -> Iterator[InputFile]:
-    with zipfile.ZipFile(fh) as zf:
+    with zipfile.ZipFile(cast(Any, fh)) as zf:
         for info in zf.infolist():
             name = info.filename
             child = _child(display, name)

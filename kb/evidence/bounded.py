@@ -4,9 +4,17 @@ from __future__ import annotations
 
 import io
 from collections.abc import Callable
-from typing import BinaryIO
+from typing import Protocol
 
 from kb.evidence.limits import Limits
+
+
+class ByteStream(Protocol):
+    """What the reader needs from any input stream (files, gzip, tar and zip members)."""
+
+    def read(self, size: int = -1, /) -> bytes: ...
+
+    def close(self) -> None: ...
 
 
 class InflateLimitError(Exception):
@@ -47,7 +55,7 @@ class BoundedReader(io.RawIOBase):
     """
 
     def __init__(
-        self, raw: BinaryIO, budget: InflateBudget, compressed: Callable[[], int]
+        self, raw: ByteStream, budget: InflateBudget, compressed: Callable[[], int]
     ) -> None:
         self._raw = raw
         self._budget = budget
@@ -99,7 +107,7 @@ class BoundedReader(io.RawIOBase):
 class PrefixedStream(io.RawIOBase):
     """A stream whose first bytes were already read (the sniffed head) followed by the rest."""
 
-    def __init__(self, head: bytes, rest: BinaryIO) -> None:
+    def __init__(self, head: bytes, rest: ByteStream) -> None:
         self._head = head
         self._pos = 0
         self._rest = rest

@@ -6,6 +6,7 @@ lines that matched something.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import lzma
 import zlib
@@ -13,9 +14,9 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import BinaryIO, NamedTuple
+from typing import BinaryIO, NamedTuple, cast
 
-from kb.evidence.bounded import InflateLimitError, PrefixedStream
+from kb.evidence.bounded import ByteStream, InflateLimitError, PrefixedStream
 from kb.evidence.context import FileContext
 from kb.evidence.facts import EvidenceFile, EvidenceLine, Facts, SkippedFile
 from kb.evidence.inputs import InputFile
@@ -103,7 +104,7 @@ def head_problem(head: bytes, limits: Limits) -> str | None:
     return None
 
 
-def _read_up_to(stream: BinaryIO, n: int) -> bytes:
+def _read_up_to(stream: ByteStream, n: int) -> bytes:
     chunks = []
     while n > 0:
         chunk = stream.read(n)
@@ -152,15 +153,13 @@ def read_file(
             file=None, facts=Facts(), skipped=[SkippedFile(path=f.display, reason=f"read error: {exc}")]
         )
     finally:
-        try:
+        with contextlib.suppress(Exception):
             stream.close()
-        except Exception:  # noqa: BLE001 - closing a broken stream must not hide the real result
-            pass
     return result
 
 
 def _read(
-    stream: BinaryIO,
+    stream: ByteStream,
     f: InputFile,
     ctx: FileContext,
     result: FileResult,
@@ -181,7 +180,7 @@ def _read(
     cls = SOURCES[kind]
     size = 0
     lines = 0
-    body: BinaryIO = PrefixedStream(head, stream)  # type: ignore[assignment]
+    body: ByteStream = PrefixedStream(head, stream)
     if issubclass(cls, WholeFileSource):
         data = head + _read_up_to(stream, limits.whole_file_max - len(head) + 1)
         if len(data) > limits.whole_file_max:
@@ -193,17 +192,17 @@ def _read(
                 )
             )
             kind = "text-log"
-            body = PrefixedStream(data, stream)  # type: ignore[assignment]
+            body = PrefixedStream(data, stream)
         else:
             text = data.decode("utf-8", "replace")
-            _guarded(ctx, result, kind, lambda: cls(ctx).parse(text))  # type: ignore[abstract]
+            _guarded(ctx, result, kind, lambda: cls(ctx).parse(text))
             size = len(data)
             lines = text.count("\n") + (0 if not text or text.endswith("\n") else 1)
             if compiled.case_set is not None:
                 scan_stream(io.BytesIO(data), compiled.case_set, _dispatcher(ctx, result, compiled, {}))
     if not issubclass(SOURCES[kind], WholeFileSource):
         sources: dict[str, LineSource] = {c.name: c(ctx) for c in LINE_SOURCES}
-        stats = scan_stream(body, compiled.log_set, _dispatcher(ctx, result, compiled, sources))
+        stats = scan_stream(cast(BinaryIO, body), compiled.log_set, _dispatcher(ctx, result, compiled, sources))
         size, lines = stats.bytes, stats.lines
         ctx.resolve_pending()
         for src in sources.values():
@@ -224,7 +223,7 @@ def _guarded(ctx: FileContext, result: FileResult, name: str, call: object) -> N
     """A bug in one source must not lose the file: report it and carry on."""
     try:
         call()  # type: ignore[operator]
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:
         result.skipped.append(
             SkippedFile(path=ctx.display, reason=f"partly read: source {name} failed: {exc!r}"[:300])
         )
@@ -232,7 +231,7 @@ def _guarded(ctx: FileContext, result: FileResult, name: str, call: object) -> N
 
 def _dispatcher(
     ctx: FileContext, result: FileResult, compiled: Compiled, sources: dict[str, LineSource]
-):  # type: ignore[no-untyped-def]
+):
     owners = compiled.owners
     cap = ctx.limits.hits_per_file
     failed: set[str] = set()
@@ -249,7 +248,7 @@ def _dispatcher(
                 counter = counters.get(key)
                 if counter is None:
                     counter = counters[key] = Counter()
-                    result.counts[key] = counter  # type: ignore[assignment]
+                    result.counts[key] = counter
                 counter[-1 if line.rank is None else line.rank] += 1
                 continue
             src = sources.get(owner)
@@ -257,7 +256,7 @@ def _dispatcher(
                 continue
             try:
                 src.on_line(key, line)
-            except Exception as exc:  # noqa: BLE001
+            except Exception as exc:
                 failed.add(owner)
                 result.skipped.append(
                     SkippedFile(

@@ -16,9 +16,9 @@ import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, cast
 
-from kb.evidence.bounded import BoundedReader, InflateBudget
+from kb.evidence.bounded import BoundedReader, ByteStream, InflateBudget
 from kb.evidence.facts import SkippedFile
 from kb.evidence.limits import Limits
 
@@ -39,9 +39,9 @@ def logical_name(name: str) -> str:
     return name[:-3] if name.lower().endswith(".gz") and not is_archive(name) else name
 
 
-def _open_binary(path: str) -> BinaryIO:
+def _open_binary(path: str) -> ByteStream:
     """Opens a file on disk (a seam for tests that simulate unreadable files)."""
-    return open(path, "rb")  # noqa: SIM115 - caller closes
+    return open(path, "rb")
 
 
 @dataclass
@@ -57,14 +57,14 @@ class InputFile:
     size: int = 0
     fs_path: str | None = None
     gz: bool = False
-    opener: Callable[[], BinaryIO] | None = field(default=None, repr=False, compare=False)
+    opener: Callable[[], ByteStream] | None = field(default=None, repr=False, compare=False)
     budget: InflateBudget | None = field(default=None, repr=False, compare=False)
 
     @property
     def name(self) -> str:
         return logical_name(self.display.rsplit("/", 1)[-1])
 
-    def open(self) -> BinaryIO:
+    def open(self) -> ByteStream:
         """A binary stream of the file's (decompressed) content; raises OSError if unreadable."""
         if self.opener is not None:
             raw = self.opener()
@@ -75,11 +75,11 @@ class InputFile:
         if not self.gz:
             return raw
         budget = self.budget or InflateBudget(Limits())
-        return _bounded_decompress(raw, gzip.GzipFile, budget)  # type: ignore[return-value]
+        return _bounded_decompress(raw, gzip.GzipFile, budget)
 
 
 def _bounded_decompress(
-    raw: BinaryIO, factory: Callable[..., BinaryIO], budget: InflateBudget
+    raw: ByteStream, factory: Callable[..., ByteStream], budget: InflateBudget
 ) -> BoundedReader:
     counter = _Counting(raw)
     return BoundedReader(factory(fileobj=counter), budget, lambda: counter.count)
@@ -88,7 +88,7 @@ def _bounded_decompress(
 class _Counting:
     """Counts compressed bytes consumed, for the inflate ratio."""
 
-    def __init__(self, raw: BinaryIO) -> None:
+    def __init__(self, raw: ByteStream) -> None:
         self._raw = raw
         self.count = 0
 
@@ -107,7 +107,7 @@ class _Counting:
         return getattr(self._raw, name)
 
 
-def decompressor_for(head: bytes) -> Callable[..., BinaryIO] | None:
+def decompressor_for(head: bytes) -> Callable[..., ByteStream] | None:
     """The stream decompressor a magic number calls for (used for tar archives and stdin)."""
     if head.startswith(b"\x1f\x8b"):
         return gzip.GzipFile
@@ -183,10 +183,9 @@ def _walk_dir(
         rel_e = f"{rel}/{entry.name}" if rel else entry.name
         try:
             if entry.is_symlink():
-                reason = _symlink_reason(root, entry.path, ancestors)
-                if reason:
-                    skipped.append(SkippedFile(path=rel_e, reason=reason))
-                    continue
+                why = _symlink_reason(root, entry.path, ancestors)
+                skipped.append(SkippedFile(path=rel_e, reason=why))
+                continue
             if entry.is_dir(follow_symlinks=False):
                 key = (entry.stat(follow_symlinks=False).st_dev, entry.inode())
                 yield from _walk_dir(root, entry.path, rel_e, ancestors | {key}, skipped)
@@ -215,7 +214,7 @@ def _symlink_reason(root: str, link: str, ancestors: set[tuple[int, int]]) -> st
 
 def spool_stdin(limits: Limits, skipped: list[SkippedFile]) -> InputFile:
     """Buffers standard input (bounded) so it can be sniffed, and read as zip or tar if it is one."""
-    spool = tempfile.SpooledTemporaryFile(max_size=16 * 1024 * 1024)  # noqa: SIM115
+    spool: Any = tempfile.SpooledTemporaryFile(max_size=16 * 1024 * 1024)  # noqa: SIM115
     src = sys.stdin.buffer
     copied = 0
     while copied < limits.stdin_max:
@@ -232,17 +231,22 @@ def spool_stdin(limits: Limits, skipped: list[SkippedFile]) -> InputFile:
     data_head = spool.read(600)
     spool.seek(0)
     holder = _Unclosable(spool)
+
+    def reopen() -> ByteStream:
+        spool.seek(0)
+        return cast(ByteStream, holder)
+
     return InputFile(
         display="<stdin>",
         size=copied,
-        opener=lambda: (holder.seek(0), holder)[1],  # type: ignore[return-value]
+        opener=reopen,
         gz=data_head.startswith(b"\x1f\x8b") and not _looks_like_tar_gz(spool),
     )
 
 
-def _looks_like_tar_gz(spool: BinaryIO) -> bool:
+def _looks_like_tar_gz(spool: Any) -> bool:
     try:
-        with gzip.GzipFile(fileobj=_Unclosable(spool)) as gz:  # type: ignore[arg-type]
+        with gzip.GzipFile(fileobj=cast(Any, _Unclosable(spool))) as gz:
             block = gz.read(512)
     except (OSError, EOFError):
         return False
@@ -254,7 +258,7 @@ def _looks_like_tar_gz(spool: BinaryIO) -> bool:
 class _Unclosable:
     """Lets a shared spooled buffer be handed out as a stream several times."""
 
-    def __init__(self, raw: BinaryIO) -> None:
+    def __init__(self, raw: ByteStream) -> None:
         self._raw = raw
 
     def close(self) -> None:
@@ -264,7 +268,7 @@ class _Unclosable:
         return getattr(self._raw, name)
 
 
-def copy_limited(src: BinaryIO, dst: BinaryIO, limit: int) -> int:
+def copy_limited(src: ByteStream, dst: Any, limit: int) -> int:
     """Copies at most `limit` bytes."""
     n = 0
     while n < limit:

@@ -126,8 +126,11 @@ def _stdin_archive(task: InputFile) -> bool:
     if task.gz:
         return False
     try:
-        with task.open() as fh:
+        fh = task.open()
+        try:
             head = fh.read(600)
+        finally:
+            fh.close()
     except OSError:
         return False
     return archive_format(task.display, head) is not None

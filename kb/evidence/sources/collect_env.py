@@ -48,7 +48,7 @@ class CollectEnvSource(WholeFileSource):
         conda: list[tuple[str, str, int]] = []
         for no, raw in enumerate(text.splitlines(), 1):
             line = raw.strip()
-            key, _, value = line.partition(":")
+            _key, _, value = line.partition(":")
             value = value.strip()
             known = value not in _UNKNOWN
             if line.startswith("PyTorch version:") and known:

@@ -41,10 +41,7 @@ def parse_channel(body: str) -> tuple[int, int, str] | None:
         return None
     a, b = int(m.group(1)), int(m.group(2))
     parts = m.group(4).split("/")
-    if parts[0] in ("P2P", "NET"):
-        transport = "/".join(parts[:2])
-    else:
-        transport = parts[0]
+    transport = "/".join(parts[:2]) if parts[0] in ("P2P", "NET") else parts[0]
     if m.group(3) and "receive" in m.group(3):
         return b, a, transport
     return a, b, transport

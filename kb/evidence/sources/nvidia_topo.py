@@ -60,7 +60,7 @@ class NvidiaTopoSource(WholeFileSource):
                 continue
             topo.devices.append(row)
             topo.lines[row] = no
-            for col, value in zip(columns, cells[1:]):
+            for col, value in zip(columns, cells[1:], strict=False):
                 if col != row:
                     topo.links[f"{row},{col}"] = value
         if topo.devices:

@@ -51,6 +51,6 @@ class TextLogSource(LineSource):
             ev.text = progress_text(line.text)
             self.ctx.facts.last_progress[rank] = ev
             return
-        if key == "timeout" and ("set by" in line.body or "=" in line.body and "TIMEOUT" in line.body):
+        if key == "timeout" and ("set by" in line.body or ("=" in line.body and "TIMEOUT" in line.body)):
             return  # a setting being echoed (HCCL_CONNECT_TIMEOUT set by default...), not a timeout
         self.ctx.suspicious(line, self.name)
