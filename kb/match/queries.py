@@ -251,6 +251,13 @@ def eval_collectives(q: m.CollectivesQuery, ctx: Context) -> QueryResult:
     for op in facts.collectives:
         if q.op is None or search(q.op.pattern, op.op, q.op.ignore_case):
             per_rank.setdefault(op.rank, []).append(op)
+    if len(per_rank) < q.min_ranks and q.check == "last-op-differs":
+        # without entry logs, the op each rank timed out in is the last one it issued
+        per_rank = {}
+        for t in facts.watchdog_timeouts:
+            if t.rank is not None and (q.op is None or search(q.op.pattern, t.op,
+                                                              q.op.ignore_case)):
+                per_rank[t.rank] = [t]
     if len(per_rank) < q.min_ranks:
         return QueryResult(name=q.name, kind=q.kind, truth=Truth.UNKNOWN,
                            detail=f"collective sequences from {len(per_rank)} rank(s); need "
@@ -298,6 +305,10 @@ def eval_stack(q: m.StackQuery, ctx: Context) -> QueryResult:
         ok = q.rank in hit_ranks
         ranked = [q.rank] if ok and q.rank is not None else []
     elif q.scope is m.Scope.ONE:
+        if len(stack_ranks) < 2:
+            return QueryResult(name=q.name, kind=q.kind, truth=Truth.UNKNOWN,
+                               detail="stacks of at least two ranks are needed to tell one "
+                               f"rank apart ({len(stack_ranks)} given)")
         ok = len(ranked) == 1
     else:
         ok = len(stack_ranks) >= 2 and stack_ranks <= set(ranked)
