@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Set up everything on a fresh machine: a virtual environment in .venv with the project
+# installed. With --test, also the test and lint tools and the browser the site tests drive
+# (Debian's chromium and chromium-driver; nothing is downloaded by a test tool).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+want_test=0
+[ "${1:-}" = "--test" ] && want_test=1
+
+python=${PYTHON:-python3}
+if ! "$python" -c 'import sys; sys.exit(0 if sys.version_info >= (3, 10) else 1)'; then
+  echo "bootstrap: Python >= 3.10 is required ($python is $("$python" --version 2>&1))" >&2
+  exit 2
+fi
+
+if [ ! -x .venv/bin/python ]; then
+  "$python" -m venv .venv
+fi
+.venv/bin/python -m pip install --quiet --upgrade pip >/dev/null
+if [ "$want_test" = 1 ]; then
+  .venv/bin/python -m pip install --quiet -e '.[dev]'
+  if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then
+    if command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
+      echo "bootstrap: installing chromium and chromium-driver for the browser tests" >&2
+      apt-get update -qq >/dev/null
+      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null
+    else
+      echo "bootstrap: chromium/chromedriver missing and cannot be installed here;" \
+           "the browser test will fail. Install Debian's chromium and chromium-driver." >&2
+    fi
+  fi
+else
+  .venv/bin/python -m pip install --quiet -e .
+fi
