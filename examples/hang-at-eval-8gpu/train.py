@@ -33,7 +33,7 @@ def main():
                 opt.step(); sched.step(); opt.zero_grad()
         eval_loss = evaluate(model, eval_dl, accelerator)
         logger.info(f"epoch {epoch}: eval_loss={eval_loss:.4f}", main_process_only=True)
-        if accelerator.is_main_process and eval_loss < best:
+        if accelerator.is_main_process and epoch >= 7 and eval_loss < best:
             best = eval_loss
             state_dict = accelerator.get_state_dict(model)
             accelerator.unwrap_model(model).save_pretrained(
