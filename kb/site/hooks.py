@@ -1,0 +1,87 @@
+"""MkDocs hook: generate case pages and indexes from `cases/` on every build.
+
+Kept thin: loading and failing loudly here, rendering in `kb.site.pages`, navigation in
+`kb.site.nav`. Set `KB_SITE_CASES` (os.pathsep-separated folders) to build from other
+case folders than the bundled `cases/`; `KB_CASES` adds folders, as everywhere in kb.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.exceptions import PluginError
+from mkdocs.structure.files import File, Files
+from mkdocs.structure.pages import Page
+
+from dsl.api import DEFAULT_CASES, LoadResult, case_paths_from_env, load_cases
+from dsl.diagnostics import Severity, render_all
+from kb.site import nav
+from kb.site.contributing import include_contributing
+from kb.site.pages import TEMPLATES, render_site
+
+log = logging.getLogger("mkdocs.hooks.kb")
+
+_pages: dict[str, str] = {}
+
+
+def case_roots() -> list[Path]:
+    """The case folders to build from: `KB_SITE_CASES`, else the bundled `cases/`."""
+    raw = os.environ.get("KB_SITE_CASES", "")
+    roots = [Path(p) for p in raw.split(os.pathsep) if p.strip()]
+    return roots or [DEFAULT_CASES]
+
+
+def load() -> LoadResult:
+    """Load the cases; errors abort the build with every diagnostic, warnings are logged."""
+    result = load_cases(case_roots())
+    errors = [d for d in result.diagnostics if d.severity is Severity.ERROR]
+    warnings = [d for d in result.diagnostics if d.severity is Severity.WARNING]
+    if warnings:
+        log.warning("case warnings:\n%s", render_all(warnings, result.sources))
+    if errors:
+        raise PluginError(
+            f"{len(errors)} error(s) in the cases; the site is not built:\n\n"
+            + render_all(errors, result.sources)
+        )
+    return result
+
+
+def on_config(config: MkDocsConfig) -> MkDocsConfig:
+    global _pages
+    language = Path(config.docs_dir, nav.LANGUAGE_PAGE).is_file()
+    _pages = render_site(load(), language_page=language)
+    log.info("kb: %d pages generated from the cases", len(_pages))
+    return config
+
+
+def on_files(files: Files, config: MkDocsConfig) -> Files:
+    for path, content in _pages.items():
+        existing = files.get_file_from_path(path)
+        if existing is not None:
+            raise PluginError(f"site/{path} would hide a generated page; remove it")
+        files.append(File.generated(config, path, content=content))
+    config["nav"] = nav.build(files, list(_pages))
+    return files
+
+
+_LANGUAGE_LINK = re.compile(r"\[([^\]\n]+)\]\((?:\.\./)*reference/language\.md[^)\s]*\)")
+
+
+def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Files) -> str:
+    """Include CONTRIBUTING.md; unlink the language reference while it is not written."""
+    if files.get_file_from_path(nav.LANGUAGE_PAGE) is None:
+        markdown = _LANGUAGE_LINK.sub(r"\1", markdown)
+    return include_contributing(markdown, page, config)
+
+
+def on_serve(server: Any, config: MkDocsConfig, builder: Any) -> Any:
+    """`mkdocs serve` rebuilds when a case, a fixture or a template changes."""
+    for root in [*case_roots(), *case_paths_from_env(), TEMPLATES]:
+        if root.exists():
+            server.watch(str(root))
+    return server
