@@ -213,6 +213,8 @@ def _read(
         rank = None if ctx.hints.rank is None else rank  # interleaved console of several ranks
     elif rank is None and len(explicit) == 1:
         rank = explicit[0]
+    if rank is None and not explicit and len(set(ctx.pid_ranks.items().values())) == 1:
+        rank = next(iter(ctx.pid_ranks.items().values()))  # NCCL_DEBUG_FILE of one process
     result.file = EvidenceFile(
         path=f.display, kind=kind, rank=rank, node=ctx.hints.node, size=size or f.size, lines=lines
     )

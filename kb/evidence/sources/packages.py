@@ -33,6 +33,8 @@ def add_capture(ctx: FileContext, tool: str, rows: list[tuple[str, str, int]]) -
     cap = PackageCapture(file=ctx.display, tool=tool)
     for name, version, line in rows:
         key = str(canonicalize_name(name))
+        if key in cap.packages:
+            continue  # the first mention wins (collect_env names torch twice)
         cap.packages[key] = version
         cap.lines[key] = line
     ctx.facts.package_captures.append(cap)

@@ -48,7 +48,7 @@ class TextLogSource(LineSource):
         if key == "progress":
             rank = -1 if line.rank is None else line.rank
             ev = self.ctx.evidence(line, self.name)
-            ev.text = progress_text(line.text)
+            ev.text = progress_text(line.body)
             self.ctx.facts.last_progress[rank] = ev
             return
         if key == "timeout" and ("set by" in line.body or ("=" in line.body and "TIMEOUT" in line.body)):

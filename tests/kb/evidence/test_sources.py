@@ -1,0 +1,255 @@
+"""Each source on real-format samples: what it must extract, and what it must not."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import evidence_samples as S
+import pytest
+
+from kb.evidence.reader import read_evidence
+
+
+def one(tree, name: str, content: str):  # type: ignore[no-untyped-def]
+    root = tree({name: content})
+    bundle = read_evidence(root)
+    assert [s.reason for s in bundle.facts.skipped] == []
+    return bundle.facts
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "kind"),
+    [
+        ("out.txt", S.NCCL_RANK1, "nccl"),
+        ("console.txt", S.WATCHDOG_RANK3, "pytorch"),
+        ("agent.txt", S.TORCHRUN, "torchrun"),
+        ("a.log", S.PLOG_DEVICE1, "plog"),
+        ("reqs.txt", S.PIP_FREEZE, "pip-freeze"),
+        ("a.txt", S.PIP_LIST, "pip-list"),
+        ("b.txt", S.CONDA_LIST, "conda-list"),
+        ("c.txt", S.ACCELERATE_ENV, "accelerate-env"),
+        ("d.txt", S.COLLECT_ENV, "collect-env"),
+        ("e.txt", S.NVIDIA_SMI, "nvidia-smi"),
+        ("e2.txt", S.NVIDIA_SMI_L, "nvidia-smi"),
+        ("e3.txt", S.NVIDIA_SMI_Q, "nvidia-smi"),
+        ("f.txt", S.TOPO, "nvidia-topo"),
+        ("g.txt", S.NPU_SMI, "npu-smi"),
+        ("h.txt", S.ENV_EXPORT, "env-dump"),
+        ("cfg.yaml", S.ACCELERATE_CONFIG, "accelerate-config"),
+        ("dump.txt", S.PYSPY, "stack-dump"),
+        ("crash.txt", S.FAULTHANDLER, "stack-dump"),
+        ("train.py", S.TRAIN_PY, "python-source"),
+        ("issue.md", S.NOTES, "notes"),
+        ("misc.log", "hello world\nnothing to see\n", "text-log"),
+    ],
+)
+def test_classified_by_content(tree, name: str, content: str, kind: str) -> None:  # type: ignore[no-untyped-def]
+    facts = one(tree, name, content)
+    assert [f.kind for f in facts.files] == [kind]
+
+
+def test_content_beats_name(tree) -> None:  # type: ignore[no-untyped-def]
+    # a pip freeze saved as "nvidia-smi.log" is still a pip freeze
+    facts = one(tree, "nvidia-smi.log", S.PIP_FREEZE)
+    assert facts.files[0].kind == "pip-freeze"
+
+
+def test_nccl(tree) -> None:  # type: ignore[no-untyped-def]
+    facts = one(tree, "out.txt", S.NCCL_RANK1)
+    assert facts.nccl_version == "2.21.5"
+    assert facts.world_size == 2
+    assert facts.files[0].rank == 1  # from the pid -> rank map, no rank in the path
+    assert [(t.rank, t.peer, t.transport) for t in facts.nccl_transports] == [(1, 0, "SHM")]
+    ops = [(c.rank, c.op, c.seq, c.count, c.dtype) for c in facts.collectives]
+    assert ops == [(1, "allreduce", 0x1A, 64, "float32"), (1, "broadcast", 0x1B, 80, "bfloat16")]
+    warn = [s for s in facts.suspicious if "NCCL WARN" in s.text]
+    assert len(warn) == 1 and warn[0].rank == 1 and warn[0].line == 10
+    assert warn[0].timestamp == "2025-03-12 10:01:02"
+    assert facts.env_captures[0].variables == {"NCCL_P2P_DISABLE": "1"}
+
+
+def test_nccl_pid_rank_resolved_after_the_fact(tree) -> None:  # type: ignore[no-untyped-def]
+    facts = one(tree, "nccl.txt", S.NCCL_TWO_PIDS)
+    warns = {s.text.split("NCCL WARN ")[1]: s.rank for s in facts.suspicious}
+    assert warns == {"early warning before init": 0, "late warning": 1}
+    assert [(t.rank, t.peer, t.transport) for t in facts.nccl_transports] == [(0, 1, "NET/IB")]
+    assert facts.files[0].rank is None  # two processes in one file
+
+
+def test_pytorch_watchdog(tree) -> None:  # type: ignore[no-untyped-def]
+    facts = one(tree, "console.txt", S.WATCHDOG_RANK3)
+    (w,) = facts.watchdog_timeouts
+    assert (w.rank, w.op, w.seq, w.timeout_ms, w.elapsed_ms) == (3, "broadcast", 78, 600000, 600096)
+    assert w.evidence.timestamp == "07-09 17:05:38.162555850"
+    assert facts.files[0].rank == 3
+    assert len(facts.suspicious) == 2
+
+
+def test_interleaved_ranks_detail_and_mismatch(tree) -> None:  # type: ignore[no-untyped-def]
+    facts = one(tree, "console.log", S.INTERLEAVED)
+    per_rank = {r: [(c.seq, c.op) for c in facts.collectives if c.rank == r] for r in (0, 1)}
+    assert per_rank == {0: [(11, "allreduce"), (12, "broadcast")], 1: [(11, "allreduce"), (12, "allreduce")]}
+    assert [c.count for c in facts.collectives if c.rank == 0] == [4, 6]
+    (m,) = facts.mismatches
+    assert (m.rank_a, m.op_a, m.rank_b, m.op_b) == (1, "allreduce", 0, "broadcast")
+    assert m.evidence.rank == 1
+    assert facts.last_progress[0].text.startswith("Epoch 1:  40%")
+    assert facts.last_progress[1].text.startswith("Epoch 1:  39%")
+    assert facts.files[0].rank is None  # several ranks in one file
+    assert facts.ranks == [0, 1]
+
+
+def test_truncated_log_still_read(tree) -> None:  # type: ignore[no-untyped-def]
+    cut = S.WATCHDOG_RANK3[: S.WATCHDOG_RANK3.index("ran for") + 12]  # mid-line, no newline
+    facts = one(tree, "cut.log", "[rank3]: step 5\n" + cut)
+    assert facts.watchdog_timeouts == []  # the elapsed time was cut: no half-parsed timeout
+    assert facts.last_progress[3].line == 1
+    assert facts.suspicious[0].line == 2
+
+
+def test_torchrun(tree) -> None:  # type: ignore[no-untyped-def]
+    facts = one(tree, "agent.txt", S.TORCHRUN)
+    agent, table = facts.process_failures
+    assert (agent.local_rank, agent.exitcode, agent.pid) == (1, -6, 4712)
+    assert (table.rank, table.local_rank, table.exitcode, table.signal, table.host, table.root_cause) == (
+        1, 1, -6, "SIGABRT", "node-a", True,
+    )  # fmt: skip
+    assert sorted(facts.last_progress) == [0, 1]  # from [default0]: / [default1]:
+
+
+def test_plog(tree) -> None:  # type: ignore[no-untyped-def]
+    facts = one(tree, "debug/device-1/plog-2111667_20251024.log", S.PLOG_DEVICE1)
+    ops = [(c.rank, c.op, c.seq, c.count, c.dtype) for c in facts.collectives]
+    assert ops == [
+        (1, "allreduce", 1, 1024, "float32"),
+        (1, "broadcast", 2, 8, "int64"),
+        (1, "allreduce", 3, 2048, "bfloat16"),
+    ]
+    assert facts.files[0].rank == 1 and facts.world_size == 2
+    texts = [s.text for s in facts.suspicious]
+    assert any("EI0002" in t for t in texts) and any("ERR02200" in t for t in texts)
+    assert any("[Timeout]" in t for t in texts)
+    assert facts.suspicious[0].timestamp == "2025-10-24-11:18:29.597.044"
+
+
+def test_plog_rank_from_entry_without_path(tree) -> None:  # type: ignore[no-untyped-def]
+    facts = one(tree, "plog-2111667_20251024.log", S.PLOG_DEVICE1)
+    assert {c.rank for c in facts.collectives} == {1}
+
+
+def test_package_listings(tree) -> None:  # type: ignore[no-untyped-def]
+    facts = read_evidence(
+        tree({"pip.txt": S.PIP_FREEZE, "list.txt": S.PIP_LIST, "conda.txt": S.CONDA_LIST})
+    ).facts
+    caps = {c.tool: c.packages for c in facts.package_captures}
+    assert caps["pip-freeze"]["torch-npu"] == "2.1.0.post3"
+    assert caps["pip-freeze"]["torch"] == "2.1.0+cu121"
+    assert caps["pip-list"] == {"accelerate": "0.28.0", "torch": "2.1.0"}
+    assert caps["conda-list"] == {"python": "3.10.14", "torch": "2.1.0"}
+    # accelerate 1.0.1 vs 0.28.0 is a conflict; torch 2.1.0+cu121 vs 2.1.0 is not
+    assert facts.conflicts == [
+        "accelerate is 1.0.1 in list.txt:3 (pip-list) but 1.0.1 in pip.txt:1 (pip-freeze)"
+    ] or any(c.startswith("accelerate is 0.28.0") for c in facts.conflicts)
+    assert not any(c.startswith("torch ") for c in facts.conflicts)
+
+
+def test_env_and_versions(tree) -> None:  # type: ignore[no-untyped-def]
+    facts = read_evidence(
+        tree({"acc_env.txt": S.ACCELERATE_ENV, "collect.txt": S.COLLECT_ENV, "smi.txt": S.NVIDIA_SMI})
+    ).facts
+    assert facts.driver_version == "550.54.14"
+    assert facts.cuda_version == "12.4"
+    assert facts.torch_cuda_version == "12.1"
+    models = [(d.index, d.model, d.memory_mb) for d in facts.devices if d.file == "smi.txt"]
+    assert models == [(0, "NVIDIA GeForce RTX 4090", 24564), (1, "NVIDIA GeForce RTX 4090", 24564)]
+    assert facts.accelerate_config["distributed_type"] == "MULTI_GPU"
+    assert "torch is 2.1.0 in acc_env.txt:5 (accelerate-env) but 2.3.0+cu121 in collect.txt:2 (collect-env)" in facts.conflicts
+
+
+def test_nvidia_smi_l_and_q(tree) -> None:  # type: ignore[no-untyped-def]
+    facts = read_evidence(tree({"l.txt": S.NVIDIA_SMI_L, "q.txt": S.NVIDIA_SMI_Q})).facts
+    assert [(d.index, d.model) for d in facts.devices if d.file == "l.txt"] == [
+        (0, "NVIDIA A100-SXM4-80GB"), (1, "NVIDIA A100-SXM4-80GB"),
+    ]  # fmt: skip
+    (q,) = [d for d in facts.devices if d.file == "q.txt"]
+    assert (q.index, q.model, q.bus_id, q.memory_mb) == (0, "NVIDIA A100-SXM4-80GB", "00000000:07:00.0", 81920)
+    assert facts.driver_version == "535.104.05" and facts.cuda_version == "12.2"
+
+
+def test_topology(tree) -> None:  # type: ignore[no-untyped-def]
+    topo = one(tree, "topo.txt", S.TOPO).topology
+    assert topo is not None
+    assert topo.devices == ["GPU0", "GPU1", "NIC0"]
+    assert topo.links["GPU0,GPU1"] == "PHB" and topo.links["GPU1,NIC0"] == "SYS"
+    assert "GPU0,GPU0" not in topo.links
+
+
+def test_npu_smi_ignores_process_table(tree) -> None:  # type: ignore[no-untyped-def]
+    facts = one(tree, "npu.txt", S.NPU_SMI)
+    assert [(d.index, d.model, d.kind, d.bus_id, d.memory_mb) for d in facts.devices] == [
+        (0, "910B3", "npu", "0000:C1:00.0", 65536), (1, "910B3", "npu", "0000:C2:00.0", 65536),
+    ]  # fmt: skip
+
+
+def test_env_dumps_and_conflict(tree) -> None:  # type: ignore[no-untyped-def]
+    facts = read_evidence(tree({"rank0/env.txt": S.ENV_EXPORT, "rank1/env.txt": S.ENV_PLAIN})).facts
+    first = facts.env_captures[0].variables
+    assert first["CUDA_VISIBLE_DEVICES"] == "0,1" and first["NCCL_P2P_DISABLE"] == "1"
+    assert any(c.startswith("NCCL_P2P_DISABLE differs") for c in facts.conflicts)
+    assert facts.world_size == 2  # from WORLD_SIZE, nothing better available
+
+
+def test_accelerate_config(tree) -> None:  # type: ignore[no-untyped-def]
+    facts = one(tree, "default_config.yaml", S.ACCELERATE_CONFIG)
+    assert facts.accelerate_config == {
+        "compute_environment": "LOCAL_MACHINE", "distributed_type": "MULTI_NPU", "mixed_precision": "bf16",
+        "num_machines": 1, "num_processes": 2, "gpu_ids": "all",
+    }  # fmt: skip
+
+
+def test_bad_yaml_reported_not_raised(tree) -> None:  # type: ignore[no-untyped-def]
+    facts = one(tree, "default_config.yaml", "distributed_type: MULTI_GPU\nnum_processes: [2\n")
+    assert facts.accelerate_config == {}
+    assert facts.suspicious[0].text.startswith("YAML not readable")
+
+
+def test_pyspy_and_faulthandler(tree) -> None:  # type: ignore[no-untyped-def]
+    facts = read_evidence(tree({"rank2/pyspy.txt": S.PYSPY, "rank3/crash.txt": S.FAULTHANDLER})).facts
+    main, other, fh = facts.stacks
+    assert (main.rank, main.pid, main.thread) == (2, 4711, "MainThread (idle)")
+    assert [fr.function for fr in main.frames] == ["all_reduce", "wrapper", "wait_for_everyone", "main"]
+    assert main.frames[0].file == "torch/distributed/distributed_c10d.py" and main.frames[0].line == 2050
+    assert [fr.function for fr in other.frames] == ["wait"]
+    assert fh.rank == 3 and [fr.function for fr in fh.frames] == ["all_reduce", "backward"]
+    assert fh.thread.endswith("(current)")
+
+
+def test_python_source_findings(tree) -> None:  # type: ignore[no-untyped-def]
+    facts = one(tree, "train.py", S.TRAIN_PY)
+    got = [(s.finding, s.call, s.evidence.line) for s in facts.source_findings]
+    assert got == [
+        ("collective-in-main-only-branch", "accelerator.gather", 8),
+        ("save-in-main-only-branch", "model.save_pretrained", 9),
+        ("collective-in-main-only-branch", "dist.barrier", 11),
+        ("save-in-main-only-branch", "torch.save", 13),
+    ]
+    # the unconditional wait_for_everyone on line 14 is not a finding
+    assert all(s.evidence.line != 14 for s in facts.source_findings)
+
+
+def test_python_syntax_error_reported(tree) -> None:  # type: ignore[no-untyped-def]
+    facts = one(tree, "broken.py", "def f(:\n    pass\n")
+    assert facts.source_findings == []
+    assert "syntax error" in facts.suspicious[0].text
+
+
+def test_notes(tree) -> None:  # type: ignore[no-untyped-def]
+    facts = one(tree, "issue.md", S.NOTES)
+    assert [n.text for n in facts.notes] == S.NOTES.splitlines()
+
+
+def test_text_log_fallback(tree, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    log = "starting\nstep 5 loss 1.2\ntorch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2 GiB\nHCCL_CONNECT_TIMEOUT set by default to [120]s\n"
+    facts = one(tree, "rank4.log", log)
+    assert facts.last_progress[4].line == 2
+    assert [s.line for s in facts.suspicious] == [3]  # the echoed timeout setting is not suspicious
