@@ -59,6 +59,7 @@ class InputFile:
     gz: bool = False
     opener: Callable[[], ByteStream] | None = field(default=None, repr=False, compare=False)
     budget: InflateBudget | None = field(default=None, repr=False, compare=False)
+    archive: bool = False  # stdin carrying a tar or zip (files on disk are known by name)
 
     @property
     def name(self) -> str:
@@ -75,7 +76,11 @@ class InputFile:
         if not self.gz:
             return raw
         budget = self.budget or InflateBudget(Limits())
-        return _bounded_decompress(raw, gzip.GzipFile, budget)
+        return _bounded_decompress(raw, _gunzip, budget)
+
+
+def _gunzip(fileobj: Any) -> ByteStream:
+    return gzip.GzipFile(fileobj=fileobj, mode="rb")
 
 
 def _bounded_decompress(
@@ -110,7 +115,7 @@ class _Counting:
 def decompressor_for(head: bytes) -> Callable[..., ByteStream] | None:
     """The stream decompressor a magic number calls for (used for tar archives and stdin)."""
     if head.startswith(b"\x1f\x8b"):
-        return gzip.GzipFile
+        return _gunzip
     if head.startswith(b"BZh"):
         return lambda fileobj: bz2.BZ2File(fileobj)
     if head.startswith(b"\xfd7zXZ\x00"):
@@ -236,17 +241,17 @@ def spool_stdin(limits: Limits, skipped: list[SkippedFile]) -> InputFile:
         spool.seek(0)
         return cast(ByteStream, holder)
 
+    gzipped = data_head.startswith(b"\x1f\x8b")
+    tar_gz = gzipped and _looks_like_tar_gz(spool)
+    archive = tar_gz or data_head.startswith(b"PK\x03\x04") or data_head[257:262] == b"ustar"
     return InputFile(
-        display="<stdin>",
-        size=copied,
-        opener=reopen,
-        gz=data_head.startswith(b"\x1f\x8b") and not _looks_like_tar_gz(spool),
+        display="<stdin>", size=copied, opener=reopen, gz=gzipped and not tar_gz, archive=archive
     )
 
 
 def _looks_like_tar_gz(spool: Any) -> bool:
     try:
-        with gzip.GzipFile(fileobj=cast(Any, _Unclosable(spool))) as gz:
+        with gzip.GzipFile(fileobj=cast(Any, _Unclosable(spool)), mode="rb") as gz:
             block = gz.read(512)
     except (OSError, EOFError):
         return False

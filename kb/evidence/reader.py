@@ -14,7 +14,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-from kb.evidence.archives import archive_format, iter_archive
+from kb.evidence.archives import iter_archive
 from kb.evidence.bounded import InflateBudget
 from kb.evidence.facts import EvidenceLine, Facts, SkippedFile
 from kb.evidence.filereader import FileResult, LogPattern, check_patterns, read_file
@@ -110,7 +110,7 @@ def _read_task(
     hints: PathHints | None,
 ) -> Iterator[FileResult]:
     task.budget = budget
-    if is_archive(task.display) or (task.fs_path is None and _stdin_archive(task)):
+    if task.archive or is_archive(task.display):
         skipped: list[SkippedFile] = []
         for member in iter_archive(task, budget, skipped):
             yield read_file(member, patterns, limits)
@@ -120,20 +120,6 @@ def _read_task(
             yield FileResult(file=None, facts=Facts(), skipped=skipped)
         return
     yield read_file(task, patterns, limits, hints)
-
-
-def _stdin_archive(task: InputFile) -> bool:
-    if task.gz:
-        return False
-    try:
-        fh = task.open()
-        try:
-            head = fh.read(600)
-        finally:
-            fh.close()
-    except OSError:
-        return False
-    return archive_format(task.display, head) is not None
 
 
 _WORKER_BUDGET: InflateBudget | None = None
