@@ -33,7 +33,7 @@ def load_kb(args: argparse.Namespace) -> KnowledgeBase:
     if kb.diagnostics:
         errors = [d for d in kb.diagnostics if d.severity.value == "error"]
         if errors:
-            print(f"kb: {len(errors)} problem(s) in case files; those cases are left out "
-                  "(run `kb check` for details)", file=sys.stderr)
+            print(f"kb: {len(errors)} problem(s) in case files; cases that do not compile "
+                  "are left out (run `kb check` for details)", file=sys.stderr)
             print(render_all(errors[:5], kb.sources), file=sys.stderr)
     return kb

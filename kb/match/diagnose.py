@@ -192,6 +192,32 @@ def _distinctions(matches: list[Verdict], kb: KnowledgeBase) -> list[Distinction
     return out
 
 
+INTERESTING_PACKAGES = ("torch", "torch-npu", "accelerate", "deepspeed", "transformers",
+                        "nvidia-nccl-cu12", "nvidia-nccl-cu11")
+
+
+def evidence_summary(facts: Any) -> dict[str, Any]:
+    """What was read, for the JSON report: files by kind and rank, skips, key facts."""
+    by_kind: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for f in facts.files:
+        by_kind[f.kind].append({"path": f.path, "rank": f.rank, "lines": f.lines})
+    packages: dict[str, list[str]] = {}
+    for cap in facts.package_captures:
+        for name in INTERESTING_PACKAGES:
+            if name in cap.packages:
+                packages.setdefault(name, []).append(cap.packages[name])
+    return {
+        "files": dict(by_kind),
+        "skipped": [s.model_dump() for s in facts.skipped],
+        "ranks": facts.ranks,
+        "world_size": facts.world_size,
+        "packages": {k: sorted(set(v)) for k, v in packages.items()},
+        "devices": sorted({d.model for d in facts.devices}),
+        "device_count": len(facts.devices),
+        "conflicts": facts.conflicts,
+    }
+
+
 def _rank_key(rank: int | None) -> str:
     return "unknown" if rank is None else str(rank)
 
@@ -203,10 +229,8 @@ def diagnose_bundle(kb: KnowledgeBase, bundle: Any, only: str | None = None) -> 
     near = sorted((v for v in verdicts if not v.matched and v.score > 0),
                   key=lambda v: -v.score)[:3]
     facts = bundle.facts
-    from kb.evidence.summary import summary_dict
-
     diagnosis = Diagnosis(
-        evidence_root=str(bundle.root), evidence=summary_dict(bundle), matches=matches,
+        evidence_root=str(bundle.root), evidence=evidence_summary(facts), matches=matches,
         near_misses=near, distinctions=_distinctions(matches, kb),
     )
     if not matches:

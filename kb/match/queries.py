@@ -50,8 +50,16 @@ def _glob_ok(path: str, globs: list[str]) -> bool:
     return False
 
 
+# A user's own words are not tool output: "no linkdown in syslog" must not count as a
+# link-down line. Notes are searched only by queries that ask for them by name.
+WORDS_ONLY = frozenset({"notes"})
+
+
 def _file_ok(ctx: Context, path: str, q: m.LogQuery) -> bool:
-    if q.sources and ctx.kind_of.get(path) not in q.sources:
+    kind = ctx.kind_of.get(path)
+    if q.sources and kind not in q.sources:
+        return False
+    if not q.sources and kind in WORDS_ONLY:
         return False
     return _glob_ok(path, q.files)
 

@@ -1,0 +1,172 @@
+"""Running a case's fixtures: the machinery behind the pytest plugin and `kb test`.
+
+A fixture is a folder under `cases/<id>/fixtures/positive/` or `.../negative/`. Folders
+found on disk are expected to match (positive) or not (negative) by default; a `fixture`
+block in the case file adds the culprit rank, the evidence lines the verdict must show,
+or a `todo` that records a known gap without failing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from dsl import model as m
+from dsl.api import DEFAULT_CASES
+from dsl.compiler import KnowledgeBase, load_knowledge_base
+from kb.evidence.facts import EvidenceLine
+from kb.match.diagnose import Diagnosis, diagnose_bundle, read_bundle
+from kb.match.results import Verdict
+
+KINDS = ("positive", "negative")
+
+
+@dataclass(frozen=True)
+class FixtureSpec:
+    case_id: str
+    path: str  # "positive/two-ranks"
+    folder: Path
+    expectation: m.FixtureExpectation
+
+    @property
+    def positive(self) -> bool:
+        return self.expectation.outcome == "match"
+
+
+@dataclass
+class FixtureOutcome:
+    spec: FixtureSpec
+    problems: list[str] = field(default_factory=list)
+    verdict: Verdict | None = None
+    diagnosis: Diagnosis | None = None
+
+    @property
+    def passed(self) -> bool:
+        return not self.problems
+
+    @property
+    def known_gap(self) -> bool:
+        return self.spec.expectation.todo is not None
+
+
+def fixtures_of(case: m.Case) -> list[FixtureSpec]:
+    """Every fixture folder of a case, with its declared or default expectation."""
+    root = Path(case.folder) / "fixtures"
+    declared = {f.path.strip("/"): f for f in case.fixtures}
+    specs: dict[str, FixtureSpec] = {}
+    for kind in KINDS:
+        base = root / kind
+        if not base.is_dir():
+            continue
+        for folder in sorted(p for p in base.iterdir() if p.is_dir()):
+            rel = f"{kind}/{folder.name}"
+            expectation = declared.get(rel) or m.FixtureExpectation(
+                path=rel, outcome="match" if kind == "positive" else "no-match"
+            )
+            specs[rel] = FixtureSpec(case.id, rel, folder, expectation)
+    for rel, expectation in declared.items():
+        if rel not in specs:  # declared but missing on disk: `kb check` reports it too
+            specs[rel] = FixtureSpec(case.id, rel, root / rel, expectation)
+    return list(specs.values())
+
+
+@lru_cache(maxsize=4)
+def knowledge_base_for(roots: tuple[str, ...]) -> KnowledgeBase:
+    return load_knowledge_base([Path(r) for r in roots])
+
+
+def default_roots(case_folder: Path | None = None) -> tuple[str, ...]:
+    """The bundled cases plus the pack a case lives in, so packs are tested in context."""
+    roots = [str(DEFAULT_CASES)]
+    if case_folder is not None:
+        pack = case_folder.resolve().parent
+        if pack != DEFAULT_CASES.resolve():
+            roots.append(str(pack))
+    return tuple(roots)
+
+
+@lru_cache(maxsize=64)
+def _diagnose_folder(roots: tuple[str, ...], folder: str) -> Diagnosis:
+    kb = knowledge_base_for(roots)
+    return diagnose_bundle(kb, read_bundle(kb, folder, workers=1))
+
+
+def _where_matches(expected: str, line: EvidenceLine) -> bool:
+    file, _, number = expected.rpartition(":")
+    if not number.isdigit():
+        return line.file == expected
+    return line.file == file and line.line == int(number)
+
+
+def check_fixture(spec: FixtureSpec, roots: tuple[str, ...] | None = None) -> FixtureOutcome:
+    """Diagnose the fixture folder with the whole knowledge base and compare to expectations."""
+    outcome = FixtureOutcome(spec)
+    if not spec.folder.is_dir():
+        outcome.problems.append(f"fixture folder {spec.folder} does not exist")
+        return outcome
+    roots = roots or default_roots(spec.folder.parent.parent.parent)
+    diagnosis = _diagnose_folder(roots, str(spec.folder))
+    outcome.diagnosis = diagnosis
+    verdict = next((v for v in diagnosis.matches if v.id == spec.case_id), None)
+    outcome.verdict = verdict
+    exp = spec.expectation
+    if exp.outcome == "no-match":
+        if verdict is not None:
+            lines = ", ".join(f"{q} at {ln.where}" for q, ln in verdict.evidence[:3])
+            outcome.problems.append(
+                f"expected no match, but {spec.case_id} matched (score {verdict.score:.2f}) "
+                f"on {lines or 'no lines'}")
+        return outcome
+    if verdict is None:
+        others = ", ".join(v.id for v in diagnosis.matches) or "no case"
+        outcome.problems.append(f"expected {spec.case_id} to match, but it did not "
+                                f"(matched: {others})")
+        near = next((v for v in diagnosis.near_misses if v.id == spec.case_id), None)
+        if near is not None:
+            failed = [f"{c.role} {c.text} is {c.truth.value}" for c in near.clauses
+                      if (c.role == "require" and c.truth.value != "true")
+                      or (c.role == "rule_out" and c.truth.value == "true")]
+            outcome.problems.append("because " + "; ".join(failed))
+        return outcome
+    first = diagnosis.matches[0]
+    if first.id != spec.case_id:
+        outcome.problems.append(f"{spec.case_id} matched but ranks below {first.id} "
+                                f"({verdict.score:.2f} vs {first.score:.2f})")
+    if exp.culprit_rank is not None and verdict.culprit_rank != exp.culprit_rank:
+        outcome.problems.append(f"expected culprit rank {exp.culprit_rank}, got "
+                                f"{verdict.culprit_rank}")
+    for query, where in exp.lines:
+        shown = [ln for q, ln in verdict.evidence if q == query]
+        if not any(_where_matches(where, ln) for ln in shown):
+            got = ", ".join(ln.where for ln in shown[:5]) or "none"
+            outcome.problems.append(f"expected evidence `{query}` at {where}; shown: {got}")
+    return outcome
+
+
+def fixture_evidence(case: m.Case, fixture: m.FixtureExpectation) -> dict[str, list[EvidenceLine]]:
+    """Lines each query of `case` matched in one of its fixtures (for the site's excerpts)."""
+    spec = next((s for s in fixtures_of(case) if s.path == fixture.path.strip("/")), None)
+    if spec is None or not spec.folder.is_dir():
+        return {}
+    kb = knowledge_base_for(default_roots(Path(case.folder)))
+    compiled = kb.get(case.id)
+    if compiled is None:
+        return {}
+    from kb.match.diagnose import run_case
+
+    bundle = read_bundle(kb, str(spec.folder), workers=1)
+    verdict = run_case(compiled, bundle)
+    return {r.name: list(r.lines) for r in verdict.queries if r.truth.value == "true"}
+
+
+def select(kb: KnowledgeBase, ids: Sequence[str] = ()) -> list[m.Case]:
+    cases = [c.case for c in kb.cases]
+    return [c for c in cases if not ids or c.id in ids]
+
+
+def describe(outcome: FixtureOutcome) -> dict[str, Any]:
+    return {"case": outcome.spec.case_id, "fixture": outcome.spec.path,
+            "passed": outcome.passed, "problems": outcome.problems}
