@@ -24,16 +24,32 @@ class Md(str):
     __slots__ = ()
 
 
+_SPAN = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)")
+
+
+def _literal(value: str) -> str:
+    return "".join("\\" + ch if ch in _PUNCT else ch for ch in value)
+
+
 def text(value: object) -> Md:
     """Prose as literal text: every ASCII punctuation mark escaped, no indentation kept.
 
-    Leading whitespace is dropped so a line cannot turn into an indented code block inside
-    an admonition or a tab; blank lines still separate paragraphs.
+    The one piece of markup kept is `code` in backticks, as authors write it in prose; it
+    is re-emitted by `code()`, whose content Markdown never interprets. Leading whitespace
+    is dropped so a line cannot turn into an indented code block inside an admonition or a
+    tab; blank lines still separate paragraphs.
     """
     lines = str(value).replace("\r\n", "\n").replace("\r", "\n").split("\n")
     out = []
     for line in lines:
-        out.append("".join("\\" + ch if ch in _PUNCT else ch for ch in line.strip()))
+        line = line.strip()
+        pieces, last = [], 0
+        for span in _SPAN.finditer(line):
+            pieces.append(_literal(line[last : span.start()]))
+            pieces.append(code(span.group(2)))
+            last = span.end()
+        pieces.append(_literal(line[last:]))
+        out.append("".join(pieces))
     return Md("\n".join(out).strip("\n"))
 
 

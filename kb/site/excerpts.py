@@ -168,13 +168,26 @@ def _declared(case: m.Case, fixture: m.FixtureExpectation, q: m.Query) -> Excerp
     return None
 
 
+_evidence: dict[tuple[str, str], Any] = {}
+
+
+def clear() -> None:
+    """Forget engine results, so a rebuild under `mkdocs serve` sees edited fixtures."""
+    _evidence.clear()
+
+
 def _from_engine(
     engine: Callable[..., Any], case: m.Case, fixture: m.FixtureExpectation, q: m.Query
 ) -> Excerpt | None:
-    try:
-        found = engine(case, fixture)
-    except Exception as err:  # the engine is someone else's: report, fall back, go on
-        log.warning("fixture_evidence(%s, %s) failed: %s", case.id, fixture.path, err)
+    key = (case.folder, fixture.path)
+    if key not in _evidence:
+        try:
+            _evidence[key] = engine(case, fixture)
+        except Exception as err:  # the engine is someone else's: report, fall back, go on
+            log.warning("fixture_evidence(%s, %s) failed: %s", case.id, fixture.path, err)
+            _evidence[key] = None
+    found = _evidence[key]
+    if found is None:
         return None
     hits = list((found or {}).get(q.name, []))
     if not hits:

@@ -20,6 +20,7 @@ from dsl import model as m
 from dsl.api import LoadResult
 from kb.site import describe, escape
 from kb.site.escape import Md
+from kb.site import excerpts
 from kb.site.excerpts import Excerpt, excerpt
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
@@ -47,12 +48,20 @@ def _lines(items: Iterable[Md]) -> Md:
     return Md("\n".join(items))
 
 
+def html_environment() -> jinja2.Environment:
+    """For the `*.html.j2` parts: jinja2's HTML autoescaping, case values are only text."""
+    return jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(TEMPLATES)),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+    )
+
+
 def environment() -> jinja2.Environment:
-    """Two kinds of template: `*.md.j2` (Markdown, escaped by `_finalize`) and `*.html.j2`."""
+    """For the `*.md.j2` pages: anything that is not `Md` is escaped by `_finalize`."""
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(TEMPLATES)),
-        autoescape=jinja2.select_autoescape(enabled_extensions=("html.j2",),
-                                            default_for_string=False, default=False),
+        autoescape=False,
         finalize=_finalize,
         keep_trailing_newline=True,
         trim_blocks=True,
@@ -181,9 +190,12 @@ def _glance(case: m.Case, lang: str) -> Md | None:
         return None
     see = (escape.text(seen_items[0]) if seen_items
            else escape.text(pick(case.summary) or case.summary.en))
+    summary = [escape.text(case.summary.zh)] if zh and case.summary.zh else []
+    if zh and case.title.zh:
+        summary.insert(0, Md(f"**{escape.line(case.title.zh)}**"))
     why = prose(case.cause, lang) or escape.text(pick(case.summary) or case.summary.en)
     labels = ("你会看到", "原因", "解决办法") if zh else ("What you see", "Why it happens", "The fix")
-    parts = [f"**{labels[0]}:** {see}", f"**{labels[1]}:** {why}"]
+    parts = [*summary, f"**{labels[0]}:** {see}", f"**{labels[1]}:** {why}"]
     if case.remedies:
         fixes = [escape.line(pick(r.title) or r.title.en) for r in case.remedies]
         steps = "步骤" if zh else "steps"
@@ -251,6 +263,8 @@ def _step(step: m.Step, lang: str) -> Md:
 
 def _remedy(remedy: m.Remedy, lang: str) -> Md:
     steps = []
+    if lang == "zh" and remedy.title.zh:
+        steps.append(f"**{escape.line(remedy.title.zh)}**")
     for n, step in enumerate(remedy.steps, 1):
         steps.append(f"{n}. " + escape.indent(_step(step, lang)).lstrip())
     return Md("\n\n".join(steps))
@@ -272,7 +286,6 @@ def case_context(data: SiteData, case: m.Case, language_page: bool) -> dict[str,
         en = _remedy(r, "en")
         remedies.append({
             "title": escape.line(r.title.en),
-            "title_zh": escape.line(r.title.zh) if r.title.zh else None,
             "body": bilingual(en, _remedy(r, "zh") if zh else None),
         })
     glance_en = _glance(case, "en") or Md("")
@@ -286,9 +299,8 @@ def case_context(data: SiteData, case: m.Case, language_page: bool) -> dict[str,
         "fm_tags": [Md(escape.yaml_str(escape.tag(t))) for t in case_tags(case)],
         "id": escape.code(case.id),
         "title": escape.line(case.title.en),
-        "title_zh": escape.line(case.title.zh) if case.title.zh else None,
-        "summary": bilingual(escape.text(case.summary.en), prose(case.summary, "zh")),
-        "badges": Md(environment().get_template("badges.html.j2").render(case=case).strip()),
+        "summary": escape.text(case.summary.en),
+        "badges": Md(html_environment().get_template("badges.html.j2").render(case=case).strip()),
         "glance": bilingual(glance_en, glance_zh),
         "symptoms": bilingual(symptoms_en, symptoms_zh) if symptoms_en else None,
         "clauses": [describe.clause(c) for c in case.condition.clauses],
@@ -423,6 +435,7 @@ def render_site(result: LoadResult, language_page: bool = False) -> dict[str, st
     `language_page` says whether `reference/language.md` exists, so pages link to it only
     then (a link to a missing page fails a strict build).
     """
+    excerpts.clear()
     env = environment()
     data = SiteData(list(result.cases), dict(result.sources))
     pages: dict[str, str] = {}
