@@ -141,16 +141,22 @@ def read_file(
     try:
         stream = f.open()
     except OSError as exc:
-        reason = "permission denied" if isinstance(exc, PermissionError) else exc.strerror or str(exc)
+        reason = (
+            "permission denied" if isinstance(exc, PermissionError) else exc.strerror or str(exc)
+        )
         result.skipped.append(SkippedFile(path=f.display, reason=f"unreadable: {reason}"))
         return result
     try:
         _read(stream, f, ctx, result, patterns, limits)
     except InflateLimitError as exc:
-        return FileResult(file=None, facts=Facts(), skipped=[SkippedFile(path=f.display, reason=str(exc))])
+        return FileResult(
+            file=None, facts=Facts(), skipped=[SkippedFile(path=f.display, reason=str(exc))]
+        )
     except _READ_ERRORS as exc:
         return FileResult(
-            file=None, facts=Facts(), skipped=[SkippedFile(path=f.display, reason=f"read error: {exc}")]
+            file=None,
+            facts=Facts(),
+            skipped=[SkippedFile(path=f.display, reason=f"read error: {exc}")],
         )
     finally:
         with contextlib.suppress(Exception):
@@ -199,10 +205,14 @@ def _read(
             size = len(data)
             lines = text.count("\n") + (0 if not text or text.endswith("\n") else 1)
             if compiled.case_set is not None:
-                scan_stream(io.BytesIO(data), compiled.case_set, _dispatcher(ctx, result, compiled, {}))
+                scan_stream(
+                    io.BytesIO(data), compiled.case_set, _dispatcher(ctx, result, compiled, {})
+                )
     if not issubclass(SOURCES[kind], WholeFileSource):
         sources: dict[str, LineSource] = {c.name: c(ctx) for c in LINE_SOURCES}
-        stats = scan_stream(cast(BinaryIO, body), compiled.log_set, _dispatcher(ctx, result, compiled, sources))
+        stats = scan_stream(
+            cast(BinaryIO, body), compiled.log_set, _dispatcher(ctx, result, compiled, sources)
+        )
         size, lines = stats.bytes, stats.lines
         ctx.resolve_pending()
         for src in sources.values():
@@ -227,7 +237,9 @@ def _guarded(ctx: FileContext, result: FileResult, name: str, call: object) -> N
         call()  # type: ignore[operator]
     except Exception as exc:
         result.skipped.append(
-            SkippedFile(path=ctx.display, reason=f"partly read: source {name} failed: {exc!r}"[:300])
+            SkippedFile(
+                path=ctx.display, reason=f"partly read: source {name} failed: {exc!r}"[:300]
+            )
         )
 
 

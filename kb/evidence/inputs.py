@@ -230,7 +230,9 @@ def spool_stdin(limits: Limits, skipped: list[SkippedFile]) -> InputFile:
         copied += len(chunk)
     if copied >= limits.stdin_max and src.read(1):
         skipped.append(
-            SkippedFile(path="<stdin>", reason=f"too large: only the first {limits.stdin_max} bytes read")
+            SkippedFile(
+                path="<stdin>", reason=f"too large: only the first {limits.stdin_max} bytes read"
+            )
         )
     spool.seek(0)
     data_head = spool.read(600)

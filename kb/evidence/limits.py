@@ -22,8 +22,12 @@ class Limits:
     max_ratio: int = 200  # inflated/compressed above this (past `ratio_floor`) is a bomb
     ratio_floor: int = 16 * MIB  # ratio check only applies after this many inflated bytes
     head_bytes: int = 8 * KIB  # sniffed for classification, binary and encoding checks
-    bad_encoding_ratio: float = 0.05  # share of U+FFFD in the decoded head that means "bad encoding"
-    whole_file_max: int = 4 * MIB  # whole-file sources (pip freeze, nvidia-smi...) read at most this
+    bad_encoding_ratio: float = (
+        0.05  # share of U+FFFD in the decoded head that means "bad encoding"
+    )
+    whole_file_max: int = (
+        4 * MIB
+    )  # whole-file sources (pip freeze, nvidia-smi...) read at most this
     hits_per_file: int = 50  # EvidenceLine kept per pattern key and file
     lines_per_kind: int = 2000  # cap on collectives/suspicious/notes kept per file
     collectives_per_file: int = 200_000  # collective ops kept per file (sequences must stay whole)

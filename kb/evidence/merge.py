@@ -27,14 +27,18 @@ def merge_into(total: Facts, part: Facts, kind: str, origin: str) -> None:
         if old is None:
             setattr(total, name, new)
         elif old != new:
-            total.conflicts.append(f"{name.replace('_', ' ')} is {old} elsewhere but {new} in {origin}")
+            total.conflicts.append(
+                f"{name.replace('_', ' ')} is {old} elsewhere but {new} in {origin}"
+            )
     if part.topology is not None and total.topology is None:
         total.topology = part.topology
     if part.accelerate_config and (not total.accelerate_config or kind == "accelerate-config"):
         total.accelerate_config = part.accelerate_config
     for rank, ev in part.last_progress.items():
         old_ev = total.last_progress.get(rank)
-        if old_ev is None or not (ev.timestamp and old_ev.timestamp and ev.timestamp < old_ev.timestamp):
+        if old_ev is None or not (
+            ev.timestamp and old_ev.timestamp and ev.timestamp < old_ev.timestamp
+        ):
             total.last_progress[rank] = ev
 
 

@@ -72,7 +72,9 @@ def read_evidence(
     workers = max(1, min(workers, len(tasks)))
     if workers == 1:
         budget = InflateBudget(limits)
-        results = [r for t in tasks for r in _read_task(t, pats, limits, budget, hints.get(t.display))]
+        results = [
+            r for t in tasks for r in _read_task(t, pats, limits, budget, hints.get(t.display))
+        ]
     else:
         results = _parallel(tasks, pats, limits, workers, hints)
     return _bundle(root, results, skipped)

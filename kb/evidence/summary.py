@@ -64,12 +64,18 @@ def _packages(f: Facts) -> list[str]:
     for cap in f.package_captures:
         for name in PACKAGES_OF_INTEREST:
             if name in cap.packages:
-                rows.append(f"  {name} {cap.packages[name]}  ({cap.file}:{cap.lines.get(name, 0)}, {cap.tool})")
+                rows.append(
+                    f"  {name} {cap.packages[name]}  ({cap.file}:{cap.lines.get(name, 0)}, {cap.tool})"
+                )
     versions = [
         f"  {label}: {value}"
-        for label, value in (("NVIDIA driver", f.driver_version), ("CUDA (driver)", f.cuda_version),
-                             ("CUDA (torch build)", f.torch_cuda_version), ("CANN", f.cann_version),
-                             ("NCCL", f.nccl_version))  # fmt: skip
+        for label, value in (
+            ("NVIDIA driver", f.driver_version),
+            ("CUDA (driver)", f.cuda_version),
+            ("CUDA (torch build)", f.torch_cuda_version),
+            ("CANN", f.cann_version),
+            ("NCCL", f.nccl_version),
+        )  # fmt: skip
         if value
     ]
     if not rows and not versions:
@@ -82,7 +88,9 @@ def _env(f: Facts) -> list[str]:
     for cap in f.env_captures:
         for name in sorted(cap.variables):
             if name.startswith(ENV_PREFIXES):
-                rows.append(f"  {name}={cap.variables[name]}  ({cap.file}:{cap.lines.get(name, 0)})")
+                rows.append(
+                    f"  {name}={cap.variables[name]}  ({cap.file}:{cap.lines.get(name, 0)})"
+                )
     if f.accelerate_config:
         keys = ("distributed_type", "num_processes", "num_machines", "mixed_precision", "gpu_ids")
         cfg = ", ".join(f"{k}={f.accelerate_config[k]}" for k in keys if k in f.accelerate_config)
@@ -93,9 +101,9 @@ def _env(f: Facts) -> list[str]:
 def _devices(f: Facts) -> list[str]:
     out = []
     if f.devices:
-        models = Counter((d.kind, d.model) for d in f.devices)
+        models = Counter((d.file, d.kind, d.model) for d in f.devices)
         out += ["", "Devices:"]
-        out += [f"  {n} x {model} ({kind})" for (kind, model), n in models.items()]
+        out += [f"  {n} x {model} ({kind}, {file})" for (file, kind, model), n in models.items()]
     if f.topology is not None:
         out += ["", f"Topology ({f.topology.file}):"]
         for dev in f.topology.devices:
@@ -120,7 +128,9 @@ def _collectives(f: Facts) -> list[str]:
             ops = per[rank]
             last = ops[-1]
             seq = f" seq {last.seq}" if last.seq is not None else ""
-            out.append(f"  rank {_rank(rank)}: {len(ops)} ops, last {last.op}{seq} ({_at(last.evidence)})")
+            out.append(
+                f"  rank {_rank(rank)}: {len(ops)} ops, last {last.op}{seq} ({_at(last.evidence)})"
+            )
     if f.watchdog_timeouts:
         out += ["", "Watchdog timeouts:"]
         for w in f.watchdog_timeouts:
@@ -131,7 +141,9 @@ def _collectives(f: Facts) -> list[str]:
     if f.mismatches:
         out += ["", "Collective mismatches:"]
         for m in f.mismatches:
-            out.append(f"  rank {_rank(m.rank_a)} {m.op_a} vs rank {_rank(m.rank_b)} {m.op_b} ({_at(m.evidence)})")
+            out.append(
+                f"  rank {_rank(m.rank_a)} {m.op_a} vs rank {_rank(m.rank_b)} {m.op_b} ({_at(m.evidence)})"
+            )
     return out
 
 
@@ -142,7 +154,9 @@ def _failures(f: Facts) -> list[str]:
         for p in f.process_failures:
             root = " [root cause]" if p.root_cause else ""
             sig = f" {p.signal}" if p.signal else ""
-            out.append(f"  rank {_rank(p.rank)} local {p.local_rank} exit {p.exitcode}{sig}{root} ({_at(p.evidence)})")
+            out.append(
+                f"  rank {_rank(p.rank)} local {p.local_rank} exit {p.exitcode}{sig}{root} ({_at(p.evidence)})"
+            )
     if f.suspicious:
         out += ["", f"Suspicious lines ({len(f.suspicious)}, first 20):"]
         out += [f"  [{_rank(e.rank)}] {_at(e)}: {_short(e.text)}" for e in f.suspicious[:20]]
@@ -169,7 +183,10 @@ def _findings(f: Facts) -> list[str]:
     out = []
     if f.source_findings:
         out += ["", "Source findings:"]
-        out += [f"  {s.finding}: {s.call} under `{s.guard}` ({_at(s.evidence)})" for s in f.source_findings]
+        out += [
+            f"  {s.finding}: {s.call} under `{s.guard}` ({_at(s.evidence)})"
+            for s in f.source_findings
+        ]
     if f.notes:
         out += ["", "Notes:"]
         out += [f"  {_short(n.text)}" for n in f.notes[:30]]

@@ -67,7 +67,9 @@ class AccelerateEnvSource(WholeFileSource):
             elif low == "gpu type" and value:
                 facts.devices.append(Device(model=value, file=self.ctx.display, line=no))
             elif low in ("npu type", "npu") and value:
-                facts.devices.append(Device(model=value, kind="npu", file=self.ctx.display, line=no))
+                facts.devices.append(
+                    Device(model=value, kind="npu", file=self.ctx.display, line=no)
+                )
         add_capture(self.ctx, self.name, rows)
         if config and not facts.accelerate_config:
             facts.accelerate_config = config

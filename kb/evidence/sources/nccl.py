@@ -23,9 +23,7 @@ _VERSION = re.compile(r"NCCL version (\d+\.\d+\.\d+)")
 _CHANNEL = re.compile(
     r"Channel \d+(?:/\d+)? : (\d+)\[[0-9a-fA-F]+\] -> (\d+)\[[0-9a-fA-F]+\]( \[(?:send|receive)\])? via (\S+)"
 )
-_COLL = re.compile(
-    r"NCCL INFO (\w+): opCount ([0-9a-fA-F]+) .*?count (\d+) datatype (\d+)"
-)
+_COLL = re.compile(r"NCCL INFO (\w+): opCount ([0-9a-fA-F]+) .*?count (\d+) datatype (\d+)")
 _ENV = re.compile(r"NCCL INFO ([A-Z][A-Z0-9_]+) set by environment to ([^\s.]+(?:\.\d+)*)")
 _HEAD = re.compile(r"NCCL (INFO|WARN|TRACE)|NCCL version \d")
 DTYPES = {
@@ -58,7 +56,10 @@ class NcclSource(LineSource):
         "coll": (r"NCCL INFO [A-Za-z]+: opCount [0-9a-fA-F]+ ", False),
         "env": (r"NCCL INFO [A-Z][A-Z0-9_]+ set by environment to", False),
         "p2p": (r"P2P is disabled between|Could not enable P2P|P2P not supported between", False),
-        "error": (r"NCCL error|ncclSystemError|ncclInternalError|ncclUnhandledCudaError|ncclRemoteError", False),
+        "error": (
+            r"NCCL error|ncclSystemError|ncclInternalError|ncclUnhandledCudaError|ncclRemoteError",
+            False,
+        ),
     }
 
     def __init__(self, ctx: object) -> None:
@@ -98,7 +99,9 @@ class NcclSource(LineSource):
             if m and len(self._colls) < self.ctx.limits.collectives_per_file:
                 dtype = DTYPES.get(int(m.group(4)), m.group(4))
                 ev = self.ctx.evidence(line, self.name)
-                self._colls.append((ev, normalize_op(m.group(1)), int(m.group(2), 16), int(m.group(3)), dtype))
+                self._colls.append(
+                    (ev, normalize_op(m.group(1)), int(m.group(2), 16), int(m.group(3)), dtype)
+                )
         elif key == "env":
             m = _ENV.search(body)
             if m:

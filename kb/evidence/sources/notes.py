@@ -7,7 +7,9 @@ import re
 
 from kb.evidence.sources.base import WholeFileSource
 
-_NAMES = re.compile(r"^(readme|notes?|issue|description|problem|symptoms?|report|summary)([-_. ].*)?$", re.I)
+_NAMES = re.compile(
+    r"^(readme|notes?|issue|description|problem|symptoms?|report|summary)([-_. ].*)?$", re.I
+)
 SYMPTOMS = re.compile(
     r"\bhang(s|ing)?\b|\bstuck\b|\bfreez(e|es|ing)\b|\bdeadlock|\btimes? out\b|\btimeout\b|卡住|卡死|挂起|超时|报错",
     re.IGNORECASE,

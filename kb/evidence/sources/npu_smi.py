@@ -21,7 +21,9 @@ from kb.evidence.sources.base import WholeFileSource
 
 _VERSION = re.compile(r"npu-smi\s+(\S+)\s+Version:\s*(\S+)")
 _ROW1 = re.compile(r"^\|\s*(\d+)\s+(\S[^|]*?)\s*\|\s*(\w+)\s*\|")
-_ROW2 = re.compile(r"^\|\s*\d+\s*\|\s*([0-9A-Fa-f]{4}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.\d)\s*\|(.*)\|")
+_ROW2 = re.compile(
+    r"^\|\s*\d+\s*\|\s*([0-9A-Fa-f]{4}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.\d)\s*\|(.*)\|"
+)
 _HBM = re.compile(r"(\d+)\s*/\s*(\d+)\s*$")
 
 

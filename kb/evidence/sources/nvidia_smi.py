@@ -21,8 +21,12 @@ from kb.evidence.facts import Device
 from kb.evidence.sources.base import WholeFileSource
 
 _BANNER = re.compile(r"Driver Version:\s*([\d.]+)(?:.*?CUDA Version:\s*([\d.]+))?")
-_ROW = re.compile(r"^\|\s+(\d+)\s+(.+?)\s+(?:On|Off)\s+\|\s+([0-9A-Fa-f]+:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.\d)\s")
-_ROW_NEW = re.compile(r"^\|\s+(\d+)\s+(.+?)\s{2,}.*?\|\s+([0-9A-Fa-f]+:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.\d)\s")
+_ROW = re.compile(
+    r"^\|\s+(\d+)\s+(.+?)\s+(?:On|Off)\s+\|\s+([0-9A-Fa-f]+:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.\d)\s"
+)
+_ROW_NEW = re.compile(
+    r"^\|\s+(\d+)\s+(.+?)\s{2,}.*?\|\s+([0-9A-Fa-f]+:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.\d)\s"
+)
 _MEM = re.compile(r"(\d+)MiB\s*/\s*(\d+)MiB")
 _L = re.compile(r"^GPU (\d+): (.+?) \(UUID: ")
 _Q_GPU = re.compile(r"^GPU ([0-9A-Fa-f]+:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.\d)\s*$")
@@ -39,7 +43,9 @@ class NvidiaSmiSource(WholeFileSource):
             return 0.95
         if re.search(r"^GPU \d+: .+\(UUID: GPU-", head, re.M):
             return 0.9
-        if "==============NVSMI LOG==============" in head or re.search(r"^Attached GPUs\s+:", head, re.M):
+        if "==============NVSMI LOG==============" in head or re.search(
+            r"^Attached GPUs\s+:", head, re.M
+        ):
             return 0.95
         return 0.0
 
@@ -70,7 +76,9 @@ class NvidiaSmiSource(WholeFileSource):
                 continue
             m = _L.match(raw)
             if m:
-                facts.devices.append(Device(index=int(m.group(1)), model=m.group(2), file=self.ctx.display, line=no))
+                facts.devices.append(
+                    Device(index=int(m.group(1)), model=m.group(2), file=self.ctx.display, line=no)
+                )
                 continue
             m = _Q_GPU.match(raw)
             if m:

@@ -26,7 +26,9 @@ _LIST_HEADER = re.compile(r"^Package\s+Version\b", re.M)
 _DASHES = re.compile(r"^-{3,}\s+-{3,}", re.M)
 
 
-def add_capture(ctx: FileContext, tool: str, rows: list[tuple[str, str, int]]) -> PackageCapture | None:
+def add_capture(
+    ctx: FileContext, tool: str, rows: list[tuple[str, str, int]]
+) -> PackageCapture | None:
     """Stores (name, version, line) rows as one capture, names canonicalized."""
     if not rows:
         return None
@@ -48,7 +50,9 @@ class PipFreezeSource(WholeFileSource):
     @classmethod
     def sniff(cls, head: str, name: str) -> float:
         lines = [ln for ln in head.splitlines() if ln.strip() and not ln.startswith("#")]
-        n, frac = fraction("\n".join(lines), re.compile(r"^(-e |[A-Za-z0-9][\w.-]*(\[[^\]]*\])?\s*(===?|@ ))"))
+        n, frac = fraction(
+            "\n".join(lines), re.compile(r"^(-e |[A-Za-z0-9][\w.-]*(\[[^\]]*\])?\s*(===?|@ ))")
+        )
         if n >= 2 and frac >= 0.6:
             return 0.9
         if n >= 1 and re.search(r"freeze|requirements", name, re.I):
@@ -96,7 +100,9 @@ class CondaListSource(WholeFileSource):
 
     @classmethod
     def sniff(cls, head: str, name: str) -> float:
-        if "# packages in environment at" in head or re.search(r"^#\s*Name\s+Version\s+Build", head, re.M):
+        if "# packages in environment at" in head or re.search(
+            r"^#\s*Name\s+Version\s+Build", head, re.M
+        ):
             return 0.95
         return 0.0
 

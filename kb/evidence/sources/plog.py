@@ -24,7 +24,9 @@ _COUNT = re.compile(r"\bcount\[(\d+)\]")
 _DTYPE = re.compile(r"dataType\[(\w+)\]")
 _RANKS = re.compile(r"\branks\[(\d+)\]|rankSize\[(\d+)\]")
 _ENV = re.compile(r"\[HCCL_ENV\]\s*(\w+) set by (?:default|environment) to \[?([^\]\s]+)\]?")
-_HEAD = re.compile(r"^\[(ERROR|WARNING|INFO|DEBUG|EVENT|TRACE)\]\s?[A-Z_]+\(\d+,|Entry-Hccl|HCCL_ENV|\bEI\d{4}\b")
+_HEAD = re.compile(
+    r"^\[(ERROR|WARNING|INFO|DEBUG|EVENT|TRACE)\]\s?[A-Z_]+\(\d+,|Entry-Hccl|HCCL_ENV|\bEI\d{4}\b"
+)
 _NOT_COLLECTIVE = ("comm", "get", "set", "create", "destroy", "init", "mem", "register", "group")
 
 

@@ -98,7 +98,9 @@ class PythonSource(WholeFileSource):
     def sniff(cls, head: str, name: str) -> float:
         if name.endswith(".py"):
             return 0.9
-        if re.search(r"^(import \w+|from [\w.]+ import )", head, re.M) and re.search(r"^\s*def \w+\(", head, re.M):
+        if re.search(r"^(import \w+|from [\w.]+ import )", head, re.M) and re.search(
+            r"^\s*def \w+\(", head, re.M
+        ):
             return 0.6
         return 0.0
 

@@ -16,7 +16,9 @@ from kb.evidence.sources.base import LineSource
 _PROCESS = re.compile(r"^Process (\d+): ")
 _PYSPY_THREAD = re.compile(r'^Thread (0x[0-9a-fA-F]+|\d+) \(([\w+]+)\)(?:: "([^"]*)")?')
 _PYSPY_FRAME = re.compile(r"^\s{4}(\S.*?) \(([^()]*?):(\d+)\)\s*$")
-_FH_THREAD = re.compile(r"(Current thread|Thread) (0x[0-9a-fA-F]+)(?: \[([^\]]*)\])? \(most recent call first\)")
+_FH_THREAD = re.compile(
+    r"(Current thread|Thread) (0x[0-9a-fA-F]+)(?: \[([^\]]*)\])? \(most recent call first\)"
+)
 _FH_FRAME = re.compile(r'File "([^"]+)", line (\d+) in (\S+)')
 _MAX_FRAMES = 200
 
@@ -43,7 +45,12 @@ class StackDumpSource(LineSource):
         if re.search(r"^Process \d+: ", head, re.M) and re.search(r"^Python v\d", head, re.M):
             return 0.95
         if "(most recent call first)" in head:
-            return 0.7 if "Fatal Python error" in head or head.lstrip().startswith(("Current thread", "Thread 0x")) else 0.35
+            return (
+                0.7
+                if "Fatal Python error" in head
+                or head.lstrip().startswith(("Current thread", "Thread 0x"))
+                else 0.35
+            )
         return 0.0
 
     def on_line(self, key: str, line: Line) -> None:
@@ -76,7 +83,9 @@ class StackDumpSource(LineSource):
             if m and open_ and line.no - open_[1] <= 64:
                 thread = open_[0]
                 if len(thread.frames) < _MAX_FRAMES:
-                    thread.frames.append(StackFrame(function=m.group(3), file=m.group(1), line=int(m.group(2))))
+                    thread.frames.append(
+                        StackFrame(function=m.group(3), file=m.group(1), line=int(m.group(2)))
+                    )
                 self._fh[line.rank] = (thread, line.no)
 
     def _new(self, line: Line, label: str) -> StackThread:

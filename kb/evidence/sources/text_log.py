@@ -30,10 +30,19 @@ class TextLogSource(LineSource):
     description = "any text log (fallback): errors, timeouts, OOM, progress"
     patterns: ClassVar[dict[str, tuple[str, bool]]] = {
         "traceback": (r"Traceback \(most recent call last\)", False),
-        "error": (r"\b[A-Za-z_][A-Za-z0-9_.]*(Error|Exception): |\[ERROR\]|\bERROR\b|\bFATAL\b", False),
+        "error": (
+            r"\b[A-Za-z_][A-Za-z0-9_.]*(Error|Exception): |\[ERROR\]|\bERROR\b|\bFATAL\b",
+            False,
+        ),
         "timeout": (r"\btimed? ?out\b|\btimeout\b", True),
-        "oom": (r"out of memory|OutOfMemoryError|CUDA_ERROR_OUT_OF_MEMORY|oom-kill|Killed process", True),
-        "signal": (r"Signal \d+ \(SIG[A-Z]+\)|Segmentation fault|core dumped|SIGSEGV|SIGABRT|SIGKILL", False),
+        "oom": (
+            r"out of memory|OutOfMemoryError|CUDA_ERROR_OUT_OF_MEMORY|oom-kill|Killed process",
+            True,
+        ),
+        "signal": (
+            r"Signal \d+ \(SIG[A-Z]+\)|Segmentation fault|core dumped|SIGSEGV|SIGABRT|SIGKILL",
+            False,
+        ),
         "progress": (
             r"\d+%\|| \d+/\d+ \[\d+:\d+|\bstep[ =:]+\d+|\bepoch[ =:]+\d+|\bIteration[ =:]+\d+|\biter[ =:]+\d+",
             True,
@@ -51,6 +60,8 @@ class TextLogSource(LineSource):
             ev.text = progress_text(line.body)
             self.ctx.facts.last_progress[rank] = ev
             return
-        if key == "timeout" and ("set by" in line.body or ("=" in line.body and "TIMEOUT" in line.body)):
+        if key == "timeout" and (
+            "set by" in line.body or ("=" in line.body and "TIMEOUT" in line.body)
+        ):
             return  # a setting being echoed (HCCL_CONNECT_TIMEOUT set by default...), not a timeout
         self.ctx.suspicious(line, self.name)

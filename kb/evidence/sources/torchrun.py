@@ -20,7 +20,9 @@ _FIELD = re.compile(r"^\s*(time|host|rank|exitcode|error_file|traceback)\s*: (.*
 _RANK = re.compile(r"(-?\d+) \(local_rank: (-?\d+)\)")
 _EXIT = re.compile(r"(-?\d+) \(pid: (\d+)\)")
 _SIGNAL = re.compile(r"Signal \d+ \((SIG[A-Z0-9]+)\)")
-_HEAD = re.compile(r"^\[[A-Za-z_]+\d+\]:|torch\.distributed\.(elastic|run)|ChildFailedError|torchrun")
+_HEAD = re.compile(
+    r"^\[[A-Za-z_]+\d+\]:|torch\.distributed\.(elastic|run)|ChildFailedError|torchrun"
+)
 
 
 def parse_agent_failed(body: str) -> tuple[int, int, int] | None:
@@ -34,7 +36,10 @@ class TorchrunSource(LineSource):
     description = "torchrun / elastic agent output and ChildFailedError tables"
     patterns: ClassVar[dict[str, tuple[str, bool]]] = {
         "agent_failed": (r"failed \(exitcode: -?\d+\) local_rank: \d+ \(pid: \d+\)", False),
-        "child_failed": (r"ChildFailedError|Root Cause \(first observed failure\)|^Failures:", False),
+        "child_failed": (
+            r"ChildFailedError|Root Cause \(first observed failure\)|^Failures:",
+            False,
+        ),
         "field": (r"^\s*(time|host|rank|exitcode|error_file|traceback)\s+: ", False),
         "closing": (r"Sending process \d+ closing signal SIG[A-Z]+", False),
     }

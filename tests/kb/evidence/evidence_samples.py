@@ -108,7 +108,7 @@ CUDA used to build PyTorch: 12.1
 OS: Ubuntu 22.04.4 LTS (x86_64)
 Is CUDA available: True
 CUDA runtime version: 12.1.105
-GPU models and configuration: 
+GPU models and configuration:
 GPU 0: NVIDIA GeForce RTX 4090
 GPU 1: NVIDIA GeForce RTX 4090
 
@@ -208,7 +208,7 @@ Current thread 0x00007f3b1c2e5740 (most recent call first):
   File "/opt/venv/lib/python3.10/site-packages/torch/distributed/distributed_c10d.py", line 2050 in all_reduce
   File "train.py", line 88 in backward
 """
-TRAIN_PY = '''\
+TRAIN_PY = """\
 import torch.distributed as dist
 from accelerate import Accelerator
 
@@ -223,5 +223,5 @@ def evaluate(model, args):
     if dist.get_rank() == 0:
         torch.save(model.state_dict(), "x.pt")
     accelerator.wait_for_everyone()
-'''
+"""
 NOTES = "Training hangs after epoch 1, stuck at accelerator.prepare on rank 1.\n两卡训练卡住\n"

@@ -88,7 +88,10 @@ def test_pytorch_watchdog(tree) -> None:  # type: ignore[no-untyped-def]
 def test_interleaved_ranks_detail_and_mismatch(tree) -> None:  # type: ignore[no-untyped-def]
     facts = one(tree, "console.log", S.INTERLEAVED)
     per_rank = {r: [(c.seq, c.op) for c in facts.collectives if c.rank == r] for r in (0, 1)}
-    assert per_rank == {0: [(11, "allreduce"), (12, "broadcast")], 1: [(11, "allreduce"), (12, "allreduce")]}
+    assert per_rank == {
+        0: [(11, "allreduce"), (12, "broadcast")],
+        1: [(11, "allreduce"), (12, "allreduce")],
+    }
     assert [c.count for c in facts.collectives if c.rank == 0] == [4, 6]
     (m,) = facts.mismatches
     assert (m.rank_a, m.op_a, m.rank_b, m.op_b) == (1, "allreduce", 0, "broadcast")
@@ -154,7 +157,9 @@ def test_package_listings(tree) -> None:  # type: ignore[no-untyped-def]
 
 def test_env_and_versions(tree) -> None:  # type: ignore[no-untyped-def]
     facts = read_evidence(
-        tree({"acc_env.txt": S.ACCELERATE_ENV, "collect.txt": S.COLLECT_ENV, "smi.txt": S.NVIDIA_SMI})
+        tree(
+            {"acc_env.txt": S.ACCELERATE_ENV, "collect.txt": S.COLLECT_ENV, "smi.txt": S.NVIDIA_SMI}
+        )
     ).facts
     assert facts.driver_version == "550.54.14"
     assert facts.cuda_version == "12.4"
@@ -162,7 +167,10 @@ def test_env_and_versions(tree) -> None:  # type: ignore[no-untyped-def]
     models = [(d.index, d.model, d.memory_mb) for d in facts.devices if d.file == "smi.txt"]
     assert models == [(0, "NVIDIA GeForce RTX 4090", 24564), (1, "NVIDIA GeForce RTX 4090", 24564)]
     assert facts.accelerate_config["distributed_type"] == "MULTI_GPU"
-    assert "torch is 2.1.0 in acc_env.txt:5 (accelerate-env) but 2.3.0+cu121 in collect.txt:2 (collect-env)" in facts.conflicts
+    assert (
+        "torch is 2.1.0 in acc_env.txt:5 (accelerate-env) but 2.3.0+cu121 in collect.txt:2 (collect-env)"
+        in facts.conflicts
+    )
 
 
 def test_nvidia_smi_l_and_q(tree) -> None:  # type: ignore[no-untyped-def]
@@ -171,7 +179,12 @@ def test_nvidia_smi_l_and_q(tree) -> None:  # type: ignore[no-untyped-def]
         (0, "NVIDIA A100-SXM4-80GB"), (1, "NVIDIA A100-SXM4-80GB"),
     ]  # fmt: skip
     (q,) = [d for d in facts.devices if d.file == "q.txt"]
-    assert (q.index, q.model, q.bus_id, q.memory_mb) == (0, "NVIDIA A100-SXM4-80GB", "00000000:07:00.0", 81920)
+    assert (q.index, q.model, q.bus_id, q.memory_mb) == (
+        0,
+        "NVIDIA A100-SXM4-80GB",
+        "00000000:07:00.0",
+        81920,
+    )
     assert facts.driver_version == "535.104.05" and facts.cuda_version == "12.2"
 
 
@@ -213,11 +226,21 @@ def test_bad_yaml_reported_not_raised(tree) -> None:  # type: ignore[no-untyped-
 
 
 def test_pyspy_and_faulthandler(tree) -> None:  # type: ignore[no-untyped-def]
-    facts = read_evidence(tree({"rank2/pyspy.txt": S.PYSPY, "rank3/crash.txt": S.FAULTHANDLER})).facts
+    facts = read_evidence(
+        tree({"rank2/pyspy.txt": S.PYSPY, "rank3/crash.txt": S.FAULTHANDLER})
+    ).facts
     main, other, fh = facts.stacks
     assert (main.rank, main.pid, main.thread) == (2, 4711, "MainThread (idle)")
-    assert [fr.function for fr in main.frames] == ["all_reduce", "wrapper", "wait_for_everyone", "main"]
-    assert main.frames[0].file == "torch/distributed/distributed_c10d.py" and main.frames[0].line == 2050
+    assert [fr.function for fr in main.frames] == [
+        "all_reduce",
+        "wrapper",
+        "wait_for_everyone",
+        "main",
+    ]
+    assert (
+        main.frames[0].file == "torch/distributed/distributed_c10d.py"
+        and main.frames[0].line == 2050
+    )
     assert [fr.function for fr in other.frames] == ["wait"]
     assert fh.rank == 3 and [fr.function for fr in fh.frames] == ["all_reduce", "backward"]
     assert fh.thread.endswith("(current)")
