@@ -265,7 +265,7 @@ def eval_collectives(q: m.CollectivesQuery, ctx: Context) -> QueryResult:
         for t in facts.watchdog_timeouts:
             if t.rank is not None and (q.op is None or search(q.op.pattern, t.op,
                                                               q.op.ignore_case)):
-                per_rank[t.rank] = [t]
+                per_rank.setdefault(t.rank, [t])  # the first report; later ones repeat it
     if len(per_rank) < q.min_ranks:
         return QueryResult(name=q.name, kind=q.kind, truth=Truth.UNKNOWN,
                            detail=f"collective sequences from {len(per_rank)} rank(s); need "
@@ -276,8 +276,10 @@ def eval_collectives(q: m.CollectivesQuery, ctx: Context) -> QueryResult:
     summary = "; ".join(f"rank {r}: {counts[r]} ops, last {last[r].op}" for r in sorted(per_rank))
     if q.check == "last-op-differs":
         ok = len({op.op for op in last.values()}) > 1
-        majority = Counter(op.op for op in last.values()).most_common(1)[0][0]
-        odd = [r for r, op in last.items() if op.op != majority] if ok else []
+        ranking = Counter(op.op for op in last.values()).most_common()
+        odd: list[int] = []
+        if ok and ranking[0][1] > ranking[1][1]:  # a clear majority singles out the others
+            odd = [r for r, op in last.items() if op.op != ranking[0][0]]
         lines = [last[r].evidence for r in sorted(last)]
         return QueryResult(name=q.name, kind=q.kind, truth=Truth.TRUE if ok else Truth.FALSE,
                            lines=lines if ok else [], detail=summary, ranks=sorted(odd))
@@ -332,8 +334,12 @@ def eval_source(q: m.SourceQuery, ctx: Context) -> QueryResult:
     found = [f for f in ctx.facts.source_findings
              if (q.finding == "call" or f.finding == q.finding)
              and (q.call is None or search(q.call.pattern, f.call, q.call.ignore_case))]
+    # a collective only the main process reaches singles out rank 0; in the else branch,
+    # every other rank is waiting, so no single rank is to blame
+    ranks = sorted({0 for f in found if f.finding == "collective-in-main-only-branch"
+                    and "else" not in f.guard})
     return QueryResult(name=q.name, kind=q.kind, truth=Truth.TRUE if found else Truth.FALSE,
-                       lines=[f.evidence for f in found][:MAX_LINES],
+                       lines=[f.evidence for f in found][:MAX_LINES], ranks=ranks,
                        detail=f"{len(found)} finding(s)" + (
                            ": " + ", ".join(f"{f.call} under {f.guard}" for f in found[:3])
                            if found else ""))
