@@ -75,7 +75,7 @@ def _packages(f: Facts) -> list[str]:
             ("CUDA (torch build)", f.torch_cuda_version),
             ("CANN", f.cann_version),
             ("NCCL", f.nccl_version),
-        )  # fmt: skip
+        )
         if value
     ]
     if not rows and not versions:

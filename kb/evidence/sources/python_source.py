@@ -98,6 +98,8 @@ class PythonSource(WholeFileSource):
     def sniff(cls, head: str, name: str) -> float:
         if name.endswith(".py"):
             return 0.9
+        if "." in name:  # a named .txt/.md/.log that quotes code is prose or a log, not a script
+            return 0.0
         if re.search(r"^(import \w+|from [\w.]+ import )", head, re.M) and re.search(
             r"^\s*def \w+\(", head, re.M
         ):
