@@ -337,7 +337,7 @@ def eval_source(q: m.SourceQuery, ctx: Context) -> QueryResult:
     # a collective only the main process reaches singles out rank 0; in the else branch,
     # every other rank is waiting, so no single rank is to blame
     ranks = sorted({0 for f in found if f.finding == "collective-in-main-only-branch"
-                    and "else" not in f.guard})
+                    and f.guard.endswith("[main process only]")})
     return QueryResult(name=q.name, kind=q.kind, truth=Truth.TRUE if found else Truth.FALSE,
                        lines=[f.evidence for f in found][:MAX_LINES], ranks=ranks,
                        detail=f"{len(found)} finding(s)" + (

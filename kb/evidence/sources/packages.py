@@ -49,6 +49,10 @@ class PipFreezeSource(WholeFileSource):
 
     @classmethod
     def sniff(cls, head: str, name: str) -> float:
+        if re.search(r"requirements|constraints", name, re.I) and not re.search(
+            r"freeze", name, re.I
+        ):
+            return 0.0  # what a project asks for, not what is installed
         lines = [ln for ln in head.splitlines() if ln.strip() and not ln.startswith("#")]
         n, frac = fraction(
             "\n".join(lines), re.compile(r"^(-e |[A-Za-z0-9][\w.-]*(\[[^\]]*\])?\s*(===?|@ ))")

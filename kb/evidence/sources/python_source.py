@@ -17,8 +17,10 @@ but noted (informational), since a hang report often points at them.
 ... else:
 ...     dist.barrier()
 ... ''')
->>> [(f.finding, f.call, f.guard, f.evidence.line) for f in ctx.facts.source_findings]
-[('collective-in-main-only-branch', 'accelerator.wait_for_everyone', 'accelerator.is_main_process', 3), ('save-in-main-only-branch', 'model.save_pretrained', 'accelerator.is_main_process', 4), ('collective-in-main-only-branch', 'dist.barrier', 'not accelerator.is_main_process (else branch)', 8)]
+>>> for f in ctx.facts.source_findings: print(f.finding, f.call, f.guard, f.evidence.line)
+collective-in-main-only-branch accelerator.wait_for_everyone accelerator.is_main_process [main process only] 3
+save-in-main-only-branch model.save_pretrained accelerator.is_main_process [main process only] 4
+collective-in-main-only-branch dist.barrier not accelerator.is_main_process [main process only] 8
 """
 
 from __future__ import annotations
@@ -35,8 +37,12 @@ COLLECTIVES = frozenset({
     "reduce_scatter_tensor", "broadcast", "broadcast_object_list", "barrier", "wait_for_everyone",
     "gather", "gather_for_metrics", "gather_object", "reduce", "all_to_all", "scatter",
     "save_state", "save_model", "pad_across_processes",
+    # gather the sharded weights under DeepSpeed ZeRO-3 / FSDP: collectives in disguise
+    "get_state_dict", "consolidate_state_dict", "full_state_dict",
 })  # fmt: skip
 SAVES = frozenset({"save_pretrained", "save"})
+MAIN_ONLY = "main process only"
+OTHERS_ONLY = "other ranks only"
 _MAIN_ATTRS = frozenset({"is_main_process", "is_local_main_process", "is_world_process_zero",
                          "is_local_process_zero"})  # fmt: skip
 
@@ -107,28 +113,27 @@ class PythonSource(WholeFileSource):
         return 0.0
 
     def parse(self, text: str) -> None:
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                tree = ast.parse(text)
-        except (SyntaxError, ValueError) as exc:
-            lineno = getattr(exc, "lineno", None) or 1
+        tree, error = parse_snippet(text)
+        if tree is None:
+            lineno = getattr(error, "lineno", None) or 1
             self.ctx.facts.suspicious.append(
                 EvidenceLine(file=self.ctx.display, line=lineno, source=self.name,
-                             text=f"python syntax error, script not analysed: {exc}"[:500])
+                             text=f"python syntax error, script not analysed: {error}"[:500])
             )  # fmt: skip
             return
         lines = text.splitlines()
+        self.helpers = _functions_with_collectives(tree)
         for node in ast.walk(tree):
             if isinstance(node, ast.If):
                 which = main_only(node.test)
                 if which is None:
                     continue
-                guard = ast.unparse(node.test)
-                branch = node.body if which else node.orelse
-                if not which:
-                    guard += " (else branch)"
-                self._calls(branch, guard, lines)
+                test = ast.unparse(node.test)
+                main_branch, other_branch = (node.body, node.orelse) if which else (
+                    node.orelse, node.body)
+                # both branches diverge: the main process runs one, every other rank the other
+                self._calls(main_branch, f"{test} [{MAIN_ONLY}]", lines)
+                self._calls(other_branch, f"{test} [{OTHERS_ONLY}]", lines)
 
     def _calls(self, body: list[ast.stmt], guard: str, lines: list[str]) -> None:
         seen: set[int] = set()
@@ -141,6 +146,10 @@ class PythonSource(WholeFileSource):
                 last = callee.rsplit(".", 1)[-1]
                 if last in COLLECTIVES:
                     finding = "collective-in-main-only-branch"
+                elif last in self.helpers:  # one call deep: def f(): dist.all_reduce(...)
+                    inner, inner_line = self.helpers[last]
+                    finding = "collective-in-main-only-branch"
+                    callee = f"{callee} -> {inner} (line {inner_line})"
                 elif last in SAVES and (last == "save_pretrained" or callee.startswith("torch.")):
                     finding = "save-in-main-only-branch"
                 else:
@@ -153,3 +162,47 @@ class PythonSource(WholeFileSource):
                                               text=text.strip(), source=self.name),
                     )
                 )  # fmt: skip
+
+
+def dedent_code(text: str) -> str:
+    """Remove the indentation shared by code lines; comments do not count (as in Python)."""
+    lines = text.splitlines()
+    code = [ln for ln in lines if ln.strip() and not ln.lstrip().startswith("#")]
+    if not code:
+        return text
+    indent = min(len(ln) - len(ln.lstrip()) for ln in code)
+    out = []
+    for ln in lines:
+        head = ln[: len(ln) - len(ln.lstrip())]
+        out.append(ln[indent:] if len(head) >= indent else ln.lstrip())
+    return "\n".join(out)
+
+
+def parse_snippet(text: str) -> tuple[ast.Module | None, Exception | None]:
+    """Parse a whole script or a pasted excerpt (indented, or cut off at the end)."""
+    error: Exception | None = None
+    candidates = [text, dedent_code(text)]
+    lines = candidates[1].splitlines()
+    candidates += ["\n".join(lines[:-k]) for k in range(1, min(len(lines), 8))]
+    for candidate in candidates:
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                return ast.parse(candidate), None
+        except (SyntaxError, ValueError) as exc:
+            error = error or exc
+    return None, error
+
+
+def _functions_with_collectives(tree: ast.Module) -> dict[str, tuple[str, int]]:
+    """Functions of this script that call a collective: name -> (collective, line)."""
+    out: dict[str, tuple[str, int]] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            for inner in ast.walk(node):
+                if isinstance(inner, ast.Call):
+                    callee = _dotted(inner.func)
+                    if callee.rsplit(".", 1)[-1] in COLLECTIVES:
+                        out.setdefault(node.name, (callee, inner.lineno))
+                        break
+    return out

@@ -1,0 +1,40 @@
+"""Across all cases: every positive fixture ranks its own case first, and no negative
+fixture of a case matches that case. One test reports every violation at once."""
+
+from __future__ import annotations
+
+from dsl.compiler import load_knowledge_base
+from kb.fixtures import check_fixture, default_roots, fixtures_of
+
+
+def test_every_fixture_ranks_as_declared() -> None:
+    kb = load_knowledge_base(with_env=False)
+    assert len(kb.cases) >= 4, [d.message for d in kb.diagnostics]
+    roots = default_roots()
+    failures: list[str] = []
+    checked = 0
+    for compiled in kb.cases:
+        for spec in fixtures_of(compiled.case):
+            if spec.expectation.todo:
+                continue
+            checked += 1
+            outcome = check_fixture(spec, roots)
+            diagnosis = outcome.diagnosis
+            assert diagnosis is not None, spec.path
+            ids = [v.id for v in diagnosis.matches]
+            if spec.positive and (not ids or ids[0] != spec.case_id):
+                failures.append(f"{spec.case_id}::{spec.path}: ranked {ids or 'nothing'}")
+            if not spec.positive and spec.case_id in ids:
+                failures.append(f"{spec.case_id}::{spec.path}: negative fixture matched")
+    assert checked >= 24
+    assert not failures, "\n".join(failures)
+
+
+def test_each_case_has_positive_and_negative_fixtures() -> None:
+    kb = load_knowledge_base(with_env=False)
+    for compiled in kb.cases:
+        specs = fixtures_of(compiled.case)
+        positives = [s for s in specs if s.positive]
+        negatives = [s for s in specs if not s.positive]
+        assert len(positives) >= 3, compiled.case.id
+        assert len(negatives) >= 3, compiled.case.id
