@@ -11,7 +11,16 @@ from kb.evidence.facts import EvidenceLine
 from kb.match.diagnose import Diagnosis
 from kb.match.results import Missing, Verdict
 
-MAX_EVIDENCE = 8
+PER_QUERY = 2
+
+
+def group_evidence(v: Verdict) -> list[tuple[str, list[EvidenceLine]]]:
+    """Evidence lines per query, the rarest (most specific) first: one source line that
+    proves the cause matters more than sixty repeated timeout lines."""
+    groups: dict[str, list[EvidenceLine]] = {}
+    for name, ln in v.evidence:
+        groups.setdefault(name, []).append(ln)
+    return sorted(groups.items(), key=lambda item: len(item[1]))
 
 
 class Style:
@@ -79,11 +88,13 @@ def _verdict(index: int, v: Verdict, kb: KnowledgeBase, style: Style) -> list[st
         out.append(f"     {mark[c.truth.value]} {c.role:<8} {c.text}")
     if v.evidence:
         out.append("   evidence:")
-        for name, ln in v.evidence[:MAX_EVIDENCE]:
-            out.append(f"    [{name}]")
-            out.extend(_line(ln, style))
-        if len(v.evidence) > MAX_EVIDENCE:
-            out.append(f"    … and {len(v.evidence) - MAX_EVIDENCE} more line(s) (--format json)")
+        for name, lines in group_evidence(v):
+            detail = next((q.detail for q in v.queries if q.name == name), "")
+            out.append(f"    [{name}] {style.dim(detail)}")
+            for ln in lines[:PER_QUERY]:
+                out.extend(_line(ln, style))
+            if len(lines) > PER_QUERY:
+                out.append(f"      … and {len(lines) - PER_QUERY} more (--format json)")
     if v.against_reasons:
         out.append("   speaks against:")
         out.extend(f"    - {r}" for r in v.against_reasons)
@@ -110,8 +121,6 @@ def render_text(diagnosis: Diagnosis, kb: KnowledgeBase, *, colour: bool = False
                 summary: str = "") -> str:
     style = Style(colour)
     out: list[str] = []
-    if summary:
-        out += [style.bold("Evidence"), summary.rstrip(), ""]
     if diagnosis.matches:
         n = len(diagnosis.matches)
         out.append(style.bold(f"Diagnosis: {n} known case(s) match, best first"))
@@ -149,6 +158,8 @@ def render_text(diagnosis: Diagnosis, kb: KnowledgeBase, *, colour: bool = False
             out.append("")
         out.append("What to collect next:")
         out.extend(_missing(diagnosis.next_steps, style, "  "))
+    if summary:
+        out += ["", style.bold("What was read"), summary.rstrip()]
     return "\n".join(out).rstrip() + "\n"
 
 
