@@ -50,9 +50,10 @@ def _glob_ok(path: str, globs: list[str]) -> bool:
     return False
 
 
-# A user's own words are not tool output: "no linkdown in syslog" must not count as a
-# link-down line. Notes are searched only by queries that ask for them by name.
-WORDS_ONLY = frozenset({"notes"})
+# A user's own words and their scripts are not tool output: "no linkdown in syslog" must not
+# count as a link-down line, nor `print("Preparing models")` as a run that got there. Such
+# files are searched only by queries that ask for their kind by name.
+WORDS_ONLY = frozenset({"notes", "python-source"})
 
 
 def _file_ok(ctx: Context, path: str, q: m.LogQuery) -> bool:
