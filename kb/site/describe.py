@@ -86,10 +86,7 @@ def _ranks(scope: m.Scope, rank: int | None) -> str:
 
 
 def _where(q: m.LogQuery) -> str:
-    if q.sources:
-        place = f"in the {_sources(q.sources)}"
-    else:
-        place = "in the logs"
+    place = f"in the {_sources(q.sources)}" if q.sources else "in the logs"
     if q.files:
         globs = " or ".join(code(g) for g in q.files)
         place += f" (files matching {globs})"

@@ -53,7 +53,7 @@ def _engine() -> Callable[..., Any] | None:
         from kb.fixtures import fixture_evidence
     except (ModuleNotFoundError, ImportError, AttributeError):
         return None
-    return fixture_evidence  # type: ignore[no-any-return]
+    return fixture_evidence
 
 
 def _read_lines(path: Path) -> list[str] | None:

@@ -18,9 +18,8 @@ import jinja2
 
 from dsl import model as m
 from dsl.api import LoadResult
-from kb.site import describe, escape
+from kb.site import describe, escape, excerpts
 from kb.site.escape import Md
-from kb.site import excerpts
 from kb.site.excerpts import Excerpt, excerpt
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
@@ -159,23 +158,23 @@ class SiteData:
                 seen.add(other_id)
                 out.append(Related(other, why))
 
-        for other in case.specializes:
-            add(other, "this case is a special case of it")
-        for other in self.cases:
-            if case.id in other.specializes:
-                add(other.id, "a special case of this one")
-        for other in case.related:
-            add(other, "related")
-        for other in self.cases:
-            if case.id in other.related:
-                add(other.id, "related")
-        shared = []
-        for other in self.cases:
-            common = sorted(set(case.components) & set(other.components))
-            if other.id not in seen and common:
-                shared.append((-len(common), other.title.en.lower(), other, common))
-        for _n, _t, other, common in sorted(shared, key=lambda s: s[:2])[:MAX_SHARED]:
-            add(other.id, "also involves " + ", ".join(common))
+        for general in case.specializes:
+            add(general, "this case is a special case of it")
+        for c in self.cases:
+            if case.id in c.specializes:
+                add(c.id, "a special case of this one")
+        for name in case.related:
+            add(name, "related")
+        for c in self.cases:
+            if case.id in c.related:
+                add(c.id, "related")
+        shared: list[tuple[int, str, str, list[str]]] = []
+        for c in self.cases:
+            common = sorted(set(case.components) & set(c.components))
+            if c.id not in seen and common:
+                shared.append((-len(common), c.title.en.lower(), c.id, common))
+        for _n, _t, cid, common in sorted(shared)[:MAX_SHARED]:
+            add(cid, "also involves " + ", ".join(common))
         return out
 
 

@@ -12,9 +12,15 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from kbsite_cases import HOSTILE, HOSTILE_FIXTURES, HOSTILE_ID, SAMPLE, SAMPLE_FIXTURES, SAMPLE_ID
-from kbsite_cases import write_case
+from kbsite_cases import (
+    HOSTILE,
+    HOSTILE_FIXTURES,
+    HOSTILE_ID,
+    SAMPLE,
+    SAMPLE_FIXTURES,
+    SAMPLE_ID,
+    write_case,
+)
 
 REPO = Path(__file__).resolve().parents[2]
 BUILD_TIMEOUT = 600

@@ -80,8 +80,8 @@ python -c "import accelerate; print(accelerate.__version__)"
 '''
 
 SAMPLE_FIXTURES = {
-    "positive/two-ranks/plog-0.log": "[INFO] HCCL(11,python): init ok\n",
-    "positive/two-ranks/plog-1.log": (
+    "positive/two-ranks/rank0/plog-0.log": "[INFO] HCCL(11,python): init ok\n",
+    "positive/two-ranks/rank1/plog-1.log": (
         "[INFO] HCCL(12,python): init ok\n"
         "[INFO] HCCL(12,python): connecting to rank 0\n"
         "[ERROR] HCCL(12,python): [socket.cc:300] Wait timeout for sockets recv, 60s\n"

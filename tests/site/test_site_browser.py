@@ -1,0 +1,173 @@
+"""The built site as a reader sees it: headless Chromium opens the home page and a case
+page and searches for an error string from a case; screenshots go to build/screenshots/.
+
+Without Debian's chromium and chromium-driver this test fails in CI (CI=true) and is
+skipped elsewhere. Selenium is always given the driver's path, so it never downloads one.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+import threading
+from collections.abc import Iterator
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import REPO
+
+from dsl import model as m
+from dsl.api import load_cases
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMEDRIVER = Path("/usr/bin/chromedriver")
+SCREENSHOTS = REPO / "build" / "screenshots"
+WAIT = 30
+
+
+def _require_browser() -> None:
+    missing = [str(p) for p in (CHROMIUM, CHROMEDRIVER) if not p.exists()]
+    try:
+        import selenium  # noqa: F401
+    except ModuleNotFoundError:
+        missing.append("the selenium package")
+    if not missing:
+        return
+    message = (f"the browser test needs {', '.join(missing)}: install Debian's chromium and "
+               "chromium-driver (`apt-get install -y chromium chromium-driver`, done by "
+               "scripts/bootstrap.sh --test) and selenium (`pip install -e '.[test]'`)")
+    if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
+        pytest.fail(message)
+    pytest.skip(message)
+
+
+class _Quiet(SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture(scope="module")
+def served(extra_site: Path) -> Iterator[str]:
+    """The built site on 127.0.0.1, on a free port, for the length of this module."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0),
+                                 functools.partial(_Quiet, directory=str(extra_site)))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    _require_browser()
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = str(CHROMIUM)
+    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                "--disable-background-networking", "--disable-component-update",
+                "--disable-sync", "--no-first-run", "--window-size=1280,1400",
+                f"--user-data-dir={tmp_path_factory.mktemp('chromium-profile')}"):
+        options.add_argument(arg)
+    driver = webdriver.Chrome(service=Service(executable_path=str(CHROMEDRIVER)),
+                              options=options)
+    driver.set_page_load_timeout(WAIT)
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    yield driver
+    driver.quit()
+
+
+_META = re.compile(r"\\[A-Za-z]|\(\?[a-z]+\)|[\[\](){}*+?|^$.\\]")
+
+
+def literal_phrase(pattern: str) -> str:
+    """The longest run of plain words in a regex: what a person would paste from a log."""
+    chunks = [c.strip() for c in _META.split(pattern)]
+    return max(chunks, key=len, default="")
+
+
+def searchable_error(extra_cases: Path) -> tuple[str, str]:
+    """(error string, case id): a log pattern's words found in exactly one case's patterns.
+
+    Bundled cases come first, so the test follows the real knowledge base; the extra
+    sample case guarantees there is always one.
+    """
+    bundled = load_cases(with_env=False).cases
+    extra = load_cases([extra_cases], with_env=False).cases
+    cases = bundled + extra
+    patterns = {c.id: [q.pattern.pattern for q in c.queries if isinstance(q, m.LogQuery)]
+                for c in cases}
+    for case in cases:
+        for pattern in patterns[case.id]:
+            phrase = literal_phrase(pattern)
+            words = re.findall(r"[A-Za-z]{3,}", phrase)
+            if len(words) < 3:
+                continue
+            elsewhere = [o for o, ps in patterns.items() if o != case.id
+                         and any(phrase.lower() in p.lower() for p in ps)]
+            if not elsewhere:
+                return phrase, case.id
+    raise AssertionError("no case has a log pattern with a searchable phrase")
+
+
+def test_literal_phrase_of_a_pattern() -> None:
+    assert literal_phrase(r"Wait timeout for sockets recv") == "Wait timeout for sockets recv"
+    assert literal_phrase(r"(?i)NCCL WARN .*Call to connect returned") == \
+        "Call to connect returned"
+
+
+def _wait(driver: Any, css: str) -> Any:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions as ec
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    return WebDriverWait(driver, WAIT).until(
+        ec.presence_of_element_located((By.CSS_SELECTOR, css)))
+
+
+def test_home_case_page_and_search_in_a_browser(
+    browser: Any, served: str, extra_cases: Path
+) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    phrase, case_id = searchable_error(extra_cases)
+
+    browser.get(served + "/")
+    heading = _wait(browser, "article h1")
+    assert "distributed training" in heading.text.lower()
+    assert "kb diagnose --evidence ./logs" in browser.find_element(By.TAG_NAME, "article").text
+    browser.save_screenshot(str(SCREENSHOTS / "home.png"))
+
+    browser.get(f"{served}/cases/{case_id}/")
+    title = _wait(browser, "article h1")
+    assert title.text.strip(), "the case page has no title"
+    assert browser.title.startswith(title.text.strip()[:20])
+    glance = browser.find_element(By.CSS_SELECTOR, ".admonition.kb-glance")
+    assert "What you see" in glance.text and "The fix" in glance.text
+    tokens = browser.find_elements(By.CSS_SELECTOR, ".highlight code span[class]")
+    assert tokens, "no syntax-highlighted code block on the case page"
+    marked = browser.find_elements(By.CSS_SELECTOR, ".highlight .hll")
+    assert marked, "no highlighted evidence line on the case page"
+    browser.save_screenshot(str(SCREENSHOTS / "case.png"))
+
+    browser.get(served + "/")
+    box = _wait(browser, "input.md-search__input")
+    browser.find_element(By.CSS_SELECTOR, "label.md-search__icon, .md-search__input").click()
+    box.send_keys(phrase)
+
+    def found(driver: Any) -> bool:
+        links = driver.find_elements(By.CSS_SELECTOR, ".md-search-result__link")
+        return any(f"/cases/{case_id}/" in (a.get_attribute("href") or "") for a in links)
+
+    try:
+        WebDriverWait(browser, WAIT).until(found)
+    finally:
+        browser.save_screenshot(str(SCREENSHOTS / "search.png"))
+    meta = browser.find_element(By.CSS_SELECTOR, ".md-search-result__meta").text
+    assert re.search(r"\d+ matching document", meta), meta

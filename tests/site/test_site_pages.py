@@ -1,0 +1,96 @@
+"""Generated Markdown, navigation and the contributing include, without running MkDocs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from kbsite_cases import SAMPLE, SAMPLE_FIXTURES, SAMPLE_ID, write_case
+from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.structure.files import File, Files
+
+from dsl.api import load_cases
+from kb.site import contributing, nav
+from kb.site.pages import render_site
+
+
+@pytest.fixture(scope="module")
+def pages(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    root = tmp_path_factory.mktemp("cases")
+    write_case(root, SAMPLE_ID, SAMPLE, SAMPLE_FIXTURES)
+    result = load_cases([root], with_env=False)
+    assert result.ok, result.diagnostics
+    return render_site(result, language_page=True)
+
+
+def test_generated_pages(pages: dict[str, str]) -> None:
+    assert set(pages) == {f"cases/{SAMPLE_ID}.md", "cases/index.md", "find/symptoms.md",
+                          "find/components.md", "find/hardware.md"}
+    for text in pages.values():
+        assert text.startswith("---\ntitle: ")
+
+
+def test_case_page_markdown(pages: dict[str, str]) -> None:
+    page = pages[f"cases/{SAMPLE_ID}.md"]
+    assert 'tags:\n  - "hang"\n  - "site-test"' in page
+    assert '!!! kb-glance "At a glance"\n\n    === "English"' in page
+    assert '    === "中文"' in page and "首个 allreduce 中 Rank 1 等待 socket 超时" in page
+    assert '```text linenums="1" hl_lines="3"' in page  # line 3 of rank1/plog-1.log
+    assert "file `rank1/plog-1.log`, rank 1, line 3" in page
+    assert "Wait timeout for sockets recv, 60s" in page
+    assert '=== "pip"' in page and '=== "conda"' in page
+    assert "kb diagnose --evidence ./logs --case " + SAMPLE_ID in page
+    assert "```kbcase" in page or "```text" in page
+    assert "(../reference/language.md)" in page
+    assert page.index("## Symptoms") < page.index("## How to confirm") < page.index(
+        "## Why it happens") < page.index("## Fix") < page.index("## Versions")
+
+
+def test_symptom_index_links_symptoms_and_errors(pages: dict[str, str]) -> None:
+    index = pages["find/symptoms.md"]
+    link = f"(../cases/{SAMPLE_ID}.md)"
+    assert f"Rank 1 alone reports a socket receive timeout at start → [" in index
+    assert index.count(link) >= 3  # English symptom, Chinese symptom, error pattern
+    assert "Example: `[ERROR] HCCL(12,python): [socket.cc:300] Wait timeout" in index
+
+
+def _files(*paths: str) -> Files:
+    return Files([File(p, "/nonexistent", "/nonexistent-out", True) for p in paths])
+
+
+def test_nav_lists_what_exists_and_nothing_else() -> None:
+    files = _files("index.md", "cases/index.md", "cases/b.md", "cases/a.md",
+                   "find/symptoms.md", "tags.md", "contributing.md", "extra.md")
+    assert nav.build(files, ["cases/b.md", "cases/a.md"]) == [
+        {"Home": "index.md"},
+        {"Cases": [{"All cases": "cases/index.md"}, "cases/b.md", "cases/a.md"]},
+        {"Find a case": ["find/symptoms.md", "tags.md"]},
+        {"Reference": ["contributing.md"]},
+        "extra.md",
+    ]
+    with_language = _files("index.md", nav.LANGUAGE_PAGE, "contributing.md")
+    assert nav.build(with_language, [])[-1] == {
+        "Reference": [nav.LANGUAGE_PAGE, "contributing.md"]}
+
+
+def test_contributing_guide_is_adapted_for_the_site() -> None:
+    text = ("# Contributing\n\nSee [the cases](cases/README.md) and [docs](https://x.org).\n"
+            "![shot](img.png)\n[ref]: docs/x.md\n```md\n[keep](this.md)\n```\n")
+    out = contributing.adapt(text)
+    assert out.startswith("## Contributing")
+    assert "See the cases and [docs](https://x.org)." in out
+    assert "img.png" not in out and "[ref]:" not in out
+    assert "[keep](this.md)" in out
+
+
+def test_contributing_page_includes_the_guide(tmp_path: Path) -> None:
+    (tmp_path / "CONTRIBUTING.md").write_text("# Guide\n\nRun `kb check`.\n", "utf-8")
+    (tmp_path / "mkdocs.yml").write_text("site_name: t\n", "utf-8")
+
+    class _Page:
+        class file:
+            src_uri = "contributing.md"
+
+    config = MkDocsConfig(config_file_path=str(tmp_path / "mkdocs.yml"))
+    out = contributing.include_contributing(f"intro\n{contributing.MARKER}\n", _Page(), config)  # type: ignore[arg-type]
+    assert "## Guide" in out and "Run `kb check`." in out and contributing.MARKER not in out
