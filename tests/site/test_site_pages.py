@@ -49,7 +49,7 @@ def test_case_page_markdown(pages: dict[str, str]) -> None:
 def test_symptom_index_links_symptoms_and_errors(pages: dict[str, str]) -> None:
     index = pages["find/symptoms.md"]
     link = f"(../cases/{SAMPLE_ID}.md)"
-    assert f"Rank 1 alone reports a socket receive timeout at start → [" in index
+    assert "Rank 1 alone reports a socket receive timeout at start → [" in index
     assert index.count(link) >= 3  # English symptom, Chinese symptom, error pattern
     assert "Example: `[ERROR] HCCL(12,python): [socket.cc:300] Wait timeout" in index
 
