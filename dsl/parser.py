@@ -29,6 +29,8 @@ from dsl.syntax_errors import (
     Finding,
     extra_brace,
     friendly_message,
+    no_case,
+    second_case,
     tokens_until_error,
     unclosed_block,
     unterminated,
@@ -140,21 +142,23 @@ def _targeted(text: str, err: UnexpectedInput) -> Finding | None:
     tokens = tokens_until_error(text)
     braces = Braces(tokens, text)
     if _at_end(err):
+        if not tokens:
+            return no_case(text)
         return word_without_value(tokens, len(text) + 1) or unclosed_block(braces)
     if not isinstance(err, UnexpectedToken):
         return None
     pos = err.token.start_pos or 0
-    closed_early = set(err.accepts or err.expected) <= {"$END", "<END-OF-FILE>"}
-    closed_early = closed_early and err.token.type != "CASE"
-    if closed_early:
+    if set(err.accepts or err.expected) <= {"$END", "<END-OF-FILE>"}:  # the case has closed
+        if err.token.type == "CASE":
+            return second_case(err.token)
         return extra_brace(braces, pos)
     return word_without_value(tokens, pos)
 
 
 def _generic(text: str, err: UnexpectedInput) -> str:
     if isinstance(err, UnexpectedToken):
-        if not text.strip():
-            return "the file is empty; expected `case <id> {`"
+        if err.token.type == "$END":
+            return f"the file ends too early; expected {describe_expected(err.accepts or err.expected)}"
         seen = _describe_token(err.token)
         return f"unexpected {seen}; expected {describe_expected(err.accepts or err.expected)}"
     if isinstance(err, UnexpectedCharacters):

@@ -32,11 +32,13 @@ SYNTAX_ERRORS: dict[str, list[str]] = {
     "a `}` closes nothing: remove it or open a block before it": [
         _HEAD + "}\n}\n",
         _HEAD + "}\n  severity high\n}\n",
+        "case demo-case {\n}\n}\n",
     ],
     "a file holds one case, starting with `case <id> {`": [
         'title "t"\n',
         "evidence e: log { }\n",
         _HEAD + "}\ncase other {\n}\n",
+        "case demo-case {\n}\ncase other {\n}\n",
     ],
     "the case id is missing after `case`": [
         "case {\n}\n",
@@ -166,6 +168,17 @@ def unterminated(text: str, err: UnexpectedCharacters) -> Finding | None:
         "'": 'strings use double quotes: "text"',
     }.get(char, "remove it, or put it inside a \"string\"")
     return Finding(line, col, f"invalid character `{shown}`", hint)
+
+
+def second_case(tok: Token) -> Finding:
+    return Finding(tok.line or 0, tok.column or 0,
+                   "a second `case` in one file: a file holds exactly one case",
+                   "put each case in its own folder: cases/<id>/case.kb")
+
+
+def no_case(text: str) -> Finding:
+    return Finding(1, 1, "the file holds no case; expected `case <id> {`",
+                   "a case file starts with `case <id> {` and ends with `}`")
 
 
 def unclosed_block(braces: Braces) -> Finding | None:
