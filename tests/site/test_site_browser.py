@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import REPO
+from kbsite_build import REPO
 
 from dsl import model as m
 from dsl.api import load_cases
@@ -26,6 +26,7 @@ CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
 SCREENSHOTS = REPO / "build" / "screenshots"
 WAIT = 30
+TOP = 3  # the case must be among the first pages the search lists
 
 
 def _require_browser() -> None:
@@ -155,6 +156,8 @@ def test_home_case_page_and_search_in_a_browser(
     marked = browser.find_elements(By.CSS_SELECTOR, ".highlight .hll")
     assert marked, "no highlighted evidence line on the case page"
     browser.save_screenshot(str(SCREENSHOTS / "case.png"))
+    browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", marked[0])
+    browser.save_screenshot(str(SCREENSHOTS / "case-evidence.png"))
 
     browser.get(served + "/")
     box = _wait(browser, "input.md-search__input")
@@ -162,8 +165,11 @@ def test_home_case_page_and_search_in_a_browser(
     box.send_keys(phrase)
 
     def found(driver: Any) -> bool:
-        links = driver.find_elements(By.CSS_SELECTOR, ".md-search-result__link")
-        return any(f"/cases/{case_id}/" in (a.get_attribute("href") or "") for a in links)
+        """The case is among the first pages listed (each page's first link is the page)."""
+        pages = driver.find_elements(
+            By.CSS_SELECTOR, ".md-search-result__list > .md-search-result__item > a")
+        hrefs = [a.get_attribute("href") or "" for a in pages[:TOP]]
+        return any(f"/cases/{case_id}/" in h for h in hrefs)
 
     try:
         WebDriverWait(browser, WAIT).until(found)

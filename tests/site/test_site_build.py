@@ -6,7 +6,7 @@ import json
 import re
 from pathlib import Path
 
-from conftest import mkdocs_build
+from kbsite_build import mkdocs_build
 from kbsite_cases import HOSTILE_ID, SAMPLE_ERROR, SAMPLE_ID, write_case
 from kbsite_html import injections, text_of
 
