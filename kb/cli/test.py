@@ -1,0 +1,103 @@
+"""`kb test [CASE-ID…]`: run the fixtures of the named cases (all if none) and report each.
+
+The same machinery as the pytest plugin (`kb.fixtures.check_fixture`), so a fixture passes
+here exactly when it passes under `pytest`. Exit 0 all passed, 1 any failed, 2 usage error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from kb.cli.common import add_cases_option, case_roots, load_kb
+from kb.fixtures import FixtureOutcome, check_fixture, fixtures_of
+
+MAX_LINES = 5
+
+
+def register(subparsers: Any) -> None:
+    p = subparsers.add_parser(
+        "test", help="run the fixture tests of cases",
+        description="Diagnose every fixture folder of the named cases (all cases if none) "
+        "and compare with what each must yield. Exit 0: all passed; 1: a fixture failed; "
+        "2: usage error (unknown case id).")
+    p.add_argument("case_ids", nargs="*", metavar="CASE-ID", help="cases to test (default: all)")
+    add_cases_option(p)
+    p.set_defaults(func=run)
+
+
+def _status(outcome: FixtureOutcome) -> str:
+    if outcome.known_gap:
+        return "KNOWN GAP"
+    return "PASS" if outcome.passed else "FAIL"
+
+
+def describe(outcome: FixtureOutcome) -> list[str]:
+    """The readable block for one fixture: status, expectation, matches, lines, problems."""
+    spec = outcome.spec
+    exp = spec.expectation
+    out = [f"  {_status(outcome):<9} {spec.path}"]
+    expected = "match" if spec.positive else "no match"
+    if exp.culprit_rank is not None:
+        expected += f", culprit rank {exp.culprit_rank}"
+    if exp.lines:
+        expected += ", lines " + ", ".join(f"{q} at {w}" for q, w in exp.lines)
+    out.append(f"            expected: {expected}")
+    if outcome.known_gap:
+        note = " (now passes: remove `todo`)" if outcome.passed else ""
+        out.append(f"            known gap: {exp.todo}{note}")
+    diagnosis = outcome.diagnosis
+    if diagnosis is not None:
+        matched = ", ".join(f"{v.id} {v.score:.2f}" for v in diagnosis.matches) or "no case"
+        out.append(f"            matched:  {matched}")
+    verdict = outcome.verdict
+    if verdict is not None:
+        if verdict.culprit_rank is not None:
+            out.append(f"            culprit:  rank {verdict.culprit_rank}")
+        for query, line in verdict.evidence[:MAX_LINES]:
+            out.append(f"            evidence: {line.where} ({query})")
+        if len(verdict.evidence) > MAX_LINES:
+            out.append(f"            evidence: … {len(verdict.evidence) - MAX_LINES} more")
+    for problem in outcome.problems:
+        out.append(f"            problem:  {problem}")
+    return out
+
+
+def summary(passed: int, failed: int, gaps: int) -> str:
+    line = f"{passed} passed, {failed} failed"
+    return line + (f", {gaps} known gap{'s' if gaps != 1 else ''}" if gaps else "")
+
+
+def run(args: argparse.Namespace) -> int:
+    kb = load_kb(args)
+    known = {c.case.id: c.case for c in kb.cases}
+    unknown = [i for i in args.case_ids if i not in known]
+    if unknown:
+        print(f"kb test: unknown case id(s): {', '.join(unknown)}; known: "
+              f"{', '.join(sorted(known)) or 'none'} (a case that does not compile is left "
+              "out: run `kb check`)", file=sys.stderr)
+        return 2
+    roots = tuple(str(p) for p in case_roots(args))
+    passed = failed = gaps = 0
+    for case_id in args.case_ids or sorted(known):
+        specs = fixtures_of(known[case_id])
+        print(case_id)
+        if not specs:
+            print("  (no fixtures: add fixtures/positive/<name>/ and fixtures/negative/<name>/)")
+        for spec in specs:
+            try:
+                outcome = check_fixture(spec, roots)
+            except Exception as exc:  # unreadable evidence fails the fixture, not the command
+                outcome = FixtureOutcome(spec, problems=[f"cannot diagnose: "
+                                                         f"{type(exc).__name__}: {exc}"])
+            print("\n".join(describe(outcome)))
+            if outcome.known_gap:
+                gaps += 1
+            elif outcome.passed:
+                passed += 1
+            else:
+                failed += 1
+        print()
+    print(summary(passed, failed, gaps))
+    return 1 if failed else 0
