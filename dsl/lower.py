@@ -8,7 +8,7 @@ as it can so later checks can report their problems in the same run.
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from dsl import model as m
@@ -108,21 +108,23 @@ class Lowerer:
                 return m.CodeBlock(
                     language=value.language or "text", code=value.code, span=value.span
                 )
-        elif kind in (sc.DATE, sc.STRING_OR_DATE):
-            if isinstance(value, s.DateValue | s.StringValue):
-                return value.value
+        elif kind in (sc.DATE, sc.STRING_OR_DATE) and isinstance(
+            value, s.DateValue | s.StringValue
+        ):
+            return value.value
         self.error(value.span, bad, "bad-value")
         return None
 
     # ------------------------------------------------------------------ statements
     def fields(
-        self, items: list[s.Item], spec: sc.BlockSpec, fields: tuple[sc.Field, ...], where: str
+        self, items: Sequence[s.Item], spec: sc.BlockSpec, fields: tuple[sc.Field, ...],
+        where: str,
     ) -> tuple[dict[str, Any], list[s.BlockNode]]:
         """Attribute values by name (repeatable ones as lists) and the nested blocks."""
         known = {f.name: f for f in fields}
-        for f in fields:
-            if f.translatable:
-                known[f"{f.name}.zh"] = sc.Field(f"{f.name}.zh", f.kind, f.doc)
+        for twin in fields:
+            if twin.translatable:
+                known[f"{twin.name}.zh"] = sc.Field(f"{twin.name}.zh", twin.kind, twin.doc)
         values: dict[str, Any] = {}
         seen: dict[str, Span] = {}
         blocks: list[s.BlockNode] = []

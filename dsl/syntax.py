@@ -7,8 +7,6 @@ two spellings of the same case compare equal.
 
 from __future__ import annotations
 
-from typing import Union
-
 from pydantic import Field
 
 from dsl.span import Node
@@ -56,16 +54,16 @@ class ListValue(Node):
     items: list[Value]
 
 
-Value = Union[
-    StringValue,
-    TextBlockValue,
-    CodeBlockValue,
-    RegexValue,
-    NumberValue,
-    DateValue,
-    WordValue,
-    ListValue,
-]
+Value = (
+    StringValue
+    | TextBlockValue
+    | CodeBlockValue
+    | RegexValue
+    | NumberValue
+    | DateValue
+    | WordValue
+    | ListValue
+)
 
 
 # ---------------------------------------------------------------- conditions
@@ -90,7 +88,7 @@ class AtLeastExpr(Node):
     operands: list[Expr]
 
 
-Expr = Union[RefExpr, NotExpr, AndExpr, OrExpr, AtLeastExpr]
+Expr = RefExpr | NotExpr | AndExpr | OrExpr | AtLeastExpr
 
 
 class ClauseNode(Node):
@@ -121,7 +119,7 @@ class EvidenceNode(Node):
     items: list[Item] = Field(default_factory=list)
 
 
-Item = Union[AttributeNode, BlockNode, EvidenceNode, MatchNode]
+Item = AttributeNode | BlockNode | EvidenceNode | MatchNode
 
 
 class CaseNode(Node):

@@ -96,7 +96,7 @@ class ToSyntax(Transformer[Token, s.CaseFile]):
         return s.WordValue(value=str(tok), span=self._span_tok(tok))
 
     @v_args(meta=True)
-    def list(self, meta: Meta, children: list[Any]) -> s.ListValue:
+    def list_value(self, meta: Meta, children: list[Any]) -> s.ListValue:
         items = [c for c in children if c is not None]
         return s.ListValue(items=items, span=self._span_meta(meta))
 

@@ -10,7 +10,7 @@ from dsl.compiler import dump_knowledge_base
 from kb.cli.common import add_cases_option, load_kb
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("compile", help="compile case files into checkers (cached)",
                        description="Compile every case into an executable checker. Compiled "
                        "checkers are cached by content hash; edited cases recompile.")

@@ -15,7 +15,7 @@ from kb.cli.common import add_cases_option, load_kb
 EXIT_MATCH, EXIT_NO_MATCH, EXIT_USAGE = 0, 1, 2
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "diagnose", help="rank the known cases that match an evidence folder",
         description="Read an evidence folder, archive, file or - (stdin) and rank the known "

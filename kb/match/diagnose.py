@@ -6,6 +6,7 @@ unknown evidence never counts as a match, it becomes a request for that evidence
 
 from __future__ import annotations
 
+import itertools
 import os
 from collections import Counter, defaultdict
 from typing import Any
@@ -173,7 +174,7 @@ def _rank_order(verdicts: list[Verdict]) -> list[Verdict]:
 
 def _distinctions(matches: list[Verdict], kb: KnowledgeBase) -> list[Distinction]:
     out = []
-    for first, second in zip(matches, matches[1:], strict=False):
+    for first, second in itertools.pairwise(matches):
         special = second.id in first.specializes
         if not special and abs(first.score - second.score) > CLOSE_SCORES:
             continue

@@ -17,8 +17,8 @@ from packaging.version import InvalidVersion, Version
 
 from dsl import model as m
 from kb.evidence.facts import EvidenceLine, Facts
-from kb.match.results import QueryResult, Truth
 from kb.match.regex import search
+from kb.match.results import QueryResult, Truth
 
 MAX_LINES = 20
 NO_RANK = -1

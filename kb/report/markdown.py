@@ -43,7 +43,7 @@ def render_markdown(diagnosis: Diagnosis, kb: KnowledgeBase) -> str:
         if diagnosis.suspicious:
             out += ["### Most suspicious lines per rank", ""]
             rows = [(f"rank {r}", ln) for r, lines in diagnosis.suspicious.items() for ln in lines]
-            out += _lines_table(rows) + [""]
+            out += [*_lines_table(rows), ""]
         out += ["### What to collect next", "", *_missing(diagnosis.next_steps)]
         return "\n".join(out).rstrip() + "\n"
     for i, v in enumerate(diagnosis.matches, 1):

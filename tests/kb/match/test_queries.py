@@ -64,7 +64,7 @@ def test_hardware_model_and_count() -> None:
     assert evaluate(q, ctx(Facts())).truth is Truth.UNKNOWN
     one = [Device(index=0, model="NVIDIA GeForce RTX 4090", file="smi.txt", line=9)]
     assert evaluate(q, ctx(Facts(devices=one))).truth is Truth.FALSE
-    two = one + [Device(index=1, model="NVIDIA GeForce RTX 4090", file="smi.txt", line=12)]
+    two = [*one, Device(index=1, model="NVIDIA GeForce RTX 4090", file="smi.txt", line=12)]
     assert evaluate(q, ctx(Facts(devices=two))).truth is Truth.TRUE
 
 
