@@ -221,6 +221,16 @@ def anchor(query_name: str) -> str:
     return "q-" + "".join(ch if ch.isalnum() or ch in "-_" else "-" for ch in query_name)
 
 
+def _author_words(en: Md | None, zh: Md | None) -> Md | None:
+    """The query's own `describe` text, labelled so it is not mistaken for ours."""
+    if en is None:
+        return None
+    label = "*In the case author's words:*"
+    if zh is None:
+        return Md(f"{label} {en}")
+    return Md(f"{label}\n\n{bilingual(en, zh)}")
+
+
 def _query(case: m.Case, q: m.Query, role: m.Role | None) -> dict[str, Any]:
     role_words = describe.ROLE_WORDS.get(role, "Shown in the symptoms") if role else (
         "Shown in the symptoms")
@@ -235,7 +245,7 @@ def _query(case: m.Case, q: m.Query, role: m.Role | None) -> dict[str, Any]:
         "kind": escape.text(describe.KIND_WORDS.get(q.kind, q.kind)),
         "role": escape.text(role_words),
         "sentence": describe.query(q),
-        "description": bilingual(desc_en, desc_zh) if desc_en else None,
+        "description": _author_words(desc_en, desc_zh),
         "collect_note": bilingual(note_en, note_zh) if note_en else None,
         "collect": [_fence(c) for c in q.collect],
         "excerpt": excerpt_block(found) if found else None,

@@ -11,6 +11,7 @@ import functools
 import os
 import re
 import threading
+import time
 from collections.abc import Iterator
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -157,6 +158,7 @@ def test_home_case_page_and_search_in_a_browser(
     assert marked, "no highlighted evidence line on the case page"
     browser.save_screenshot(str(SCREENSHOTS / "case.png"))
     browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", marked[0])
+    time.sleep(0.5)  # let the header finish swapping the site name for the page title
     browser.save_screenshot(str(SCREENSHOTS / "case-evidence.png"))
 
     browser.get(served + "/")
