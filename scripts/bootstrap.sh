@@ -22,9 +22,9 @@ if [ "$want_test" = 1 ]; then
   .venv/bin/python -m pip install --quiet -e '.[dev]'
   if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then
     if command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
-      echo "bootstrap: installing chromium and chromium-driver for the browser tests" >&2
+      echo "bootstrap: installing chromium, chromium-driver and CJK fonts for the browser tests" >&2
       apt-get update -qq >/dev/null
-      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null
+      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver fonts-noto-cjk >/dev/null
     else
       echo "bootstrap: chromium/chromedriver missing and cannot be installed here;" \
            "the browser test will fail. Install Debian's chromium and chromium-driver." >&2
