@@ -12,7 +12,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
-MAX_SOURCE_CHARS = 140  # how much of a line a pattern covers
+MAX_LITERAL_CHARS = 120  # how much of a line's fixed text a pattern covers
 MIN_LITERAL_CHARS = 12  # below this a template says too little to be evidence
 
 META = set("\\.^$*+?()[]{}|/")
@@ -55,14 +55,9 @@ class Template:
         return self.literal_chars
 
 
-def template_of(line: str) -> tuple[str, int] | None:
-    """(pattern, number of literal characters) for one line, or None when too generic."""
-    text = PREFIX.sub("", line.rstrip())
-    if len(text) > MAX_SOURCE_CHARS:
-        cut = text.rfind(" ", 0, MAX_SOURCE_CHARS)
-        text = text[: cut if cut > MAX_SOURCE_CHARS // 2 else MAX_SOURCE_CHARS]
-    out: list[str] = []
-    literal = 0
+def _pieces(text: str) -> list[tuple[str, str]]:
+    """(literal text, "") or ("", class regex) pieces of one line, left to right."""
+    pieces: list[tuple[str, str]] = []
     pos = 0
     while pos < len(text):
         best: tuple[int, int, str] | None = None
@@ -71,18 +66,36 @@ def template_of(line: str) -> tuple[str, int] | None:
             if found and found.end() > found.start() and (best is None or found.start() < best[0]):
                 best = (found.start(), found.end(), repl)
         if best is None:
-            out.append(escape(text[pos:]))
-            literal += len(text) - pos
+            pieces.append((text[pos:], ""))
             break
         start, end, repl = best
-        out.append(escape(text[pos:start]))
-        literal += start - pos
-        if repl:
-            out.append(repl)
-        else:
-            out.append(escape(text[start:end]))
-            literal += end - start
+        pieces.append((text[pos:start], ""))
+        pieces.append(("", repl) if repl else (text[start:end], ""))
         pos = end
+    return [p for p in pieces if p != ("", "")]
+
+
+def template_of(line: str) -> tuple[str, int] | None:
+    """(pattern, number of literal characters) for one line, or None when too generic.
+
+    The pattern covers the message up to MAX_LITERAL_CHARS literal characters, counted on
+    the template rather than the line, so lines differing only in numbers share a template.
+    """
+    out: list[str] = []
+    literal = 0
+    for raw, cls in _pieces(PREFIX.sub("", line.rstrip())):
+        if cls:
+            out.append(cls)
+            continue
+        if literal + len(raw) > MAX_LITERAL_CHARS:
+            room = MAX_LITERAL_CHARS - literal
+            cut = raw.rfind(" ", 0, room)
+            raw = raw[: cut if cut > 0 else room]
+            out.append(escape(raw))
+            literal += len(raw)
+            break
+        out.append(escape(raw))
+        literal += len(raw)
     pattern = "".join(out).strip()
     tails = (" +", r"\d+(?:\.\d+)+", r"\d+", r"[^\s:]+", r"[\w.-]+")
     while pattern.endswith(tails):

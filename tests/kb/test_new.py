@@ -1,0 +1,155 @@
+"""`kb new`: the blank scaffold, refusals, redaction, templates and drafts that pass."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from dsl.api import load_cases
+from kb.cli.main import main
+from kb.scaffold.redact import Redactor
+from kb.scaffold.templates import template_of
+
+RANK0 = """\
+2024-05-02 10:11:12,345 - INFO - Starting training on gpu-node-07.cluster.local
+gpu-node-07:48213:48213 [0] NCCL INFO Bootstrap : Using ib0:10.12.3.4<0>
+gpu-node-07:48213:48290 [0] NCCL INFO comm 0x55d3a8c0 rank 0 nranks 2 cudaDev 0 busId 1b000 - Init COMPLETE
+gpu-node-07:48213:48295 [0] transport/net_ib.cc:1295 NCCL WARN NET/IB : Got completion from peer 10.12.3.5<54122> with error 12, opcode 0, len 0, vendor err 129 (Recv)
+[rank0]:[E ProcessGroupNCCL.cpp:1316] [PG 0 Rank 0] ncclRemoteError: A call failed possibly due to a network error or a remote process exiting prematurely.
+HF_TOKEN=hf_QwErTyUiOpAsDfGhJkLzXcVbNm123456
+Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.secret
+"""
+
+
+@pytest.fixture()
+def evidence(tmp_path: Path) -> Path:
+    folder = tmp_path / "evidence" / "IB Run"
+    folder.mkdir(parents=True)
+    (folder / "rank0.log").write_text(RANK0, encoding="utf-8")
+    rank1 = (RANK0.replace("gpu-node-07", "gpu-node-08").replace("10.12.3.4", "10.12.3.9")
+             .replace("[0]", "[1]").replace("rank0", "rank1").replace("Rank 0", "Rank 1"))
+    (folder / "rank1.log").write_text(rank1, encoding="utf-8")
+    (folder / "pip-freeze.txt").write_text("torch==2.3.1\naccelerate==0.30.1\n", encoding="utf-8")
+    return folder
+
+
+def test_blank_scaffold_is_valid(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["new", "my-new-case", "--cases", str(tmp_path)]) == 0
+    folder = tmp_path / "my-new-case"
+    assert (folder / "fixtures" / "positive" / ".gitkeep").is_file()
+    assert (folder / "fixtures" / "negative" / ".gitkeep").is_file()
+    result = load_cases([tmp_path], with_env=False)
+    assert result.ok, result.diagnostics
+    assert main(["check", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "lint/missing-metadata" not in out  # codes are not printed; messages are
+    assert "is missing title, summary, severity, components, references, provenance" in out
+
+
+@pytest.mark.parametrize("bad", ["My_Case", "case-", "Case", "a--b"])
+def test_refuses_non_kebab_id(tmp_path: Path, bad: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["new", bad, "--cases", str(tmp_path)]) == 2
+    assert "not kebab-case" in capsys.readouterr().err
+    assert not any(tmp_path.iterdir())
+
+
+def test_refuses_existing_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "taken").mkdir()
+    assert main(["new", "taken", "--cases", str(tmp_path)]) == 2
+    assert "already exists" in capsys.readouterr().err
+
+
+def test_refuses_missing_evidence(tmp_path: Path) -> None:
+    assert main(["new", "x-case", "--cases", str(tmp_path), "--from-evidence",
+                 str(tmp_path / "nope")]) == 2
+
+
+def test_redaction_is_consistent_across_files() -> None:
+    r = Redactor()
+    a = "gpu-node-07:1:2 [0] NCCL INFO Using ib0:10.12.3.4<0>\nMASTER_ADDR=gpu-node-07\n"
+    b = "  host      : gpu-node-07.cluster.local\npeer 10.12.3.4 and 10.12.3.5 fe80::1ff:fe23:1\n"
+    for text in (a, b):
+        r.learn_hosts(text)
+    ra, rb = r.redact(a), r.redact(b)
+    assert ra == "host-1:1:2 [0] NCCL INFO Using ib0:192.0.2.1<0>\nMASTER_ADDR=host-1\n"
+    assert rb == "  host      : host-1\npeer 192.0.2.1 and 192.0.2.2 2001:db8::1\n"
+    assert r.redact_path("nccl.gpu-node-07.77.log") == "nccl.host-1.77.log"
+
+
+@pytest.mark.parametrize("secret, kept", [
+    ("HF_TOKEN=hf_QwErTyUiOpAsDfGhJkLzXcVbNm123456", "HF_TOKEN="),
+    ("token ghp_abcdefghijklmnopqrstuvwxyz0123456789", "token ghp_REDACTED"),
+    ("key AKIAIOSFODNN7EXAMPLE", "key AKIAREDACTED"),
+    ("db password=hunter2", "db password=[REDACTED]"),
+    ("Authorization: Basic dXNlcjpwYXNz", "Authorization: [REDACTED]"),
+    ("-----BEGIN RSA PRIVATE KEY-----\nMIIEow\n-----END RSA PRIVATE KEY-----",
+     "[REDACTED PRIVATE KEY]"),
+])
+def test_secrets_are_redacted(secret: str, kept: str) -> None:
+    out = Redactor().redact(secret)
+    assert kept in out
+    assert not re.search(r"QwErTy|abcdefghij|IOSFODNN|hunter2|dXNlcjpw|MIIEow", out)
+
+
+def test_versions_times_and_package_pins_survive() -> None:
+    text = "tokenizers==0.19.1 at 12:30:01 max_tokens: 512 NCCL version 2.20.5+cuda12.4 127.0.0.1"
+    assert Redactor().redact(text) == text
+
+
+def test_template_generalises_variable_parts() -> None:
+    line = ("[rank3]:[E ProcessGroupNCCL.cpp:563] [Rank 3] Watchdog caught collective operation "
+            "timeout: WorkNCCL(SeqNum=1, OpType=ALLGATHER, NumelIn=292, NumelOut=1168, "
+            "Timeout(ms)=1800000) ran for 1800697 milliseconds before timing out.")
+    pattern, _ = template_of(line) or ("", 0)
+    assert pattern.startswith(r"Watchdog caught collective operation timeout: WorkNCCL\(SeqNum=\d+,")
+    assert r"Timeout\(ms\)=\d+\)" in pattern
+    other = line.replace("rank3", "rank0").replace("Rank 3", "Rank 0").replace("SeqNum=1", "SeqNum=77")
+    assert template_of(other) == template_of(line)
+
+
+def test_template_keeps_error_codes_and_escapes() -> None:
+    pattern, _ = template_of("EI0002: The wait execution of the Notify register times out. "
+                             "at 0x7f00ab12 in /usr/local/Ascend/lib/libhccl.so") or ("", 0)
+    assert pattern.startswith("EI0002: The wait execution")
+    assert r"times out\. at 0x[0-9a-fA-F]+ in" in pattern
+    assert "/usr" not in pattern
+
+
+def test_from_evidence_drafts_a_case_that_checks_and_tests(
+        tmp_path: Path, evidence: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    cases = tmp_path / "pack"
+    assert main(["new", "ib-remote-error-draft", "--cases", str(cases), "--from-evidence",
+                 str(evidence)]) == 0
+    folder = cases / "ib-remote-error-draft"
+    fixture = folder / "fixtures" / "positive" / "ib-run"
+    copied = (fixture / "rank0.log").read_text(encoding="utf-8")
+    assert "gpu-node" not in copied and "10.12.3" not in copied and "QwErTy" not in copied
+    assert "host-1:48213:48295 [0]" in copied and "peer 192.0.2.2<54122>" in copied
+    assert "host-2:48213" in (fixture / "rank1.log").read_text(encoding="utf-8")
+    text = (folder / "case.kb").read_text(encoding="utf-8")
+    assert "evidence q1: log {" in text
+    assert r"pattern /ncclRemoteError: A call failed possibly due to a network error" in text
+    assert r"NCCL WARN NET\/IB : Got completion from peer \d+\.\d+\.\d+\.\d+<\d+>" in text
+    assert 'requires "torch==2.3.1"' in text
+    assert "require q1" in text
+    capsys.readouterr()
+    assert main(["check", str(cases)]) == 0
+    assert " 0 error(s)" in capsys.readouterr().out
+    assert main(["test", "--cases", str(cases), "ib-remote-error-draft"]) == 0
+    assert "1 passed, 0 failed" in capsys.readouterr().out.splitlines()
+
+
+def test_from_archive(tmp_path: Path, evidence: Path) -> None:
+    import tarfile
+
+    archive = tmp_path / "ib-logs.tar.gz"
+    with tarfile.open(archive, "w:gz") as tar:
+        tar.add(evidence, arcname="run")
+    cases = tmp_path / "pack"
+    assert main(["new", "ib-archive-draft", "--cases", str(cases), "--from-evidence",
+                 str(archive)]) == 0
+    copied = sorted(p.relative_to(cases).as_posix() for p in cases.rglob("*.log"))
+    assert copied == ["ib-archive-draft/fixtures/positive/ib-logs/run/rank0.log",
+                      "ib-archive-draft/fixtures/positive/ib-logs/run/rank1.log"]
