@@ -20,7 +20,7 @@ KEBAB = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 SLUG = re.compile(r"^[a-z0-9]+([.-][a-z0-9]+)*$")  # kebab-case; dots allowed for versions
 
 KNOWN_COMPONENTS: set[str] = {
-    "accelerate", "apex", "bitsandbytes", "cann", "colossalai", "cuda", "deepspeed", "driver",
+    "accelerate", "apex", "docker", "kubernetes", "ray", "efa", "infiniband", "roce", "bitsandbytes", "cann", "colossalai", "cuda", "deepspeed", "driver",
     "fsdp", "gloo", "hccl", "horovod", "jax", "lightning", "megatron", "mpi", "nccl", "peft",
     "python", "rccl", "rocm", "slurm", "torch", "torch-npu", "torchrun", "transformers", "trl",
     "ucx", "vllm", "xla",

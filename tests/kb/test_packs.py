@@ -1,0 +1,128 @@
+"""A case pack outside the repository: tested by a plain `pytest` there (the pytest11 plugin)
+and used by `kb diagnose --cases`."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+CASE = """
+case pack-ib-completion-error {
+  title "InfiniBand completion error kills the job"
+  summary "NCCL reports a failed IB work completion (error 12: retry exceeded), then ncclRemoteError."
+  severity high
+  tags [infiniband, network]
+  components [nccl, torch]
+  references ["https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting.html"]
+  provenance {
+    source "pack test"
+    authors ["kb maintainers"]
+  }
+  symptom "NCCL WARN NET/IB : Got completion from peer … with error 12" {
+    shows [ib_completion_error, remote_error]
+  }
+  evidence ib_completion_error: log {
+    pattern /NCCL WARN NET\\/IB : Got completion from peer \\S+ with error \\d+/
+  }
+  evidence remote_error: log {
+    pattern /ncclRemoteError: A call failed/
+  }
+  match {
+    require ib_completion_error
+    support remote_error
+  }
+  remedy "Check the fabric" {
+    step "Look at the port counters" {
+      run ```bash
+      ibstat; perfquery -x
+      ```
+      verify "symbol and link-down counters stay at 0 during a rerun"
+    }
+  }
+}
+"""
+POSITIVE = """\
+node-a:48213:48213 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB ; OOB ib0:192.0.2.1<0>
+node-a:48213:48290 [0] NCCL INFO comm 0x55d3a8c0 rank 0 nranks 2 cudaDev 0 busId 1b000 - Init COMPLETE
+node-a:48213:48295 [0] transport/net_ib.cc:1295 NCCL WARN NET/IB : Got completion from peer 192.0.2.2<54122> with error 12, opcode 0, len 0, vendor err 129 (Recv)
+node-a:48213:48295 [0] NCCL INFO transport/net.cc:1135 -> 6
+[rank0]:[E ProcessGroupNCCL.cpp:1316] [PG 0 Rank 0] ncclRemoteError: A call failed possibly due to a network error or a remote process exiting prematurely.
+"""
+NEGATIVE = """\
+node-a:48213:48213 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB ; OOB ib0:192.0.2.1<0>
+node-a:48213:48290 [0] NCCL INFO comm 0x55d3a8c0 rank 0 nranks 2 cudaDev 0 busId 1b000 - Init COMPLETE
+{'loss': 2.3412, 'learning_rate': 1e-05, 'epoch': 0.01}
+{'loss': 2.1175, 'learning_rate': 2e-05, 'epoch': 0.02}
+"""
+CASE_ID = "pack-ib-completion-error"
+
+
+@pytest.fixture()
+def pack(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("pack")
+    assert Path(__file__).resolve().parents[2] not in root.resolve().parents
+    folder = root / "cases" / CASE_ID
+    for rel, text in (("positive/ib-retry-exceeded", POSITIVE), ("negative/healthy-ib", NEGATIVE)):
+        (folder / "fixtures" / rel).mkdir(parents=True)
+        (folder / "fixtures" / rel / "rank0.log").write_text(text, encoding="utf-8")
+    (folder / "case.kb").write_text(CASE, encoding="utf-8")
+    return root
+
+
+def _env() -> dict[str, str]:
+    env = dict(os.environ)
+    env.pop("KB_CASES", None)
+    env.pop("PYTEST_ADDOPTS", None)
+    return env
+
+
+def _pytest(root: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "pytest", "-v", "-p", "no:cacheprovider"],
+                          cwd=root, env=_env(), capture_output=True, text=True, timeout=300)
+
+
+def test_plain_pytest_collects_and_passes_the_pack(pack: Path) -> None:
+    run = _pytest(pack)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "cases/pack-ib-completion-error/case.kb::compiles PASSED" in run.stdout
+    assert "case.kb::positive/ib-retry-exceeded PASSED" in run.stdout
+    assert "case.kb::negative/healthy-ib PASSED" in run.stdout
+    assert "3 passed" in run.stdout
+
+
+def test_broken_regex_fails_naming_case_and_fixture(pack: Path) -> None:
+    case = pack / "cases" / CASE_ID / "case.kb"
+    case.write_text(CASE.replace("Got completion from peer", "Got completions from peer"),
+                    encoding="utf-8")
+    run = _pytest(pack)
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert "case.kb::positive/ib-retry-exceeded FAILED" in run.stdout
+    assert (f"case {CASE_ID}, fixture positive/ib-retry-exceeded" in run.stdout
+            and f"expected {CASE_ID} to match, but it did not" in run.stdout), run.stdout
+
+
+def test_diagnose_with_cases_matches_the_pack_case(pack: Path) -> None:
+    evidence = pack / "cases" / CASE_ID / "fixtures" / "positive" / "ib-retry-exceeded"
+    run = subprocess.run([sys.executable, "-m", "kb.cli.main", "diagnose", "--cases",
+                          str(pack / "cases"), "--evidence", str(evidence), "--format", "json"],
+                         env=_env(), capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    report = json.loads(run.stdout)
+    assert [m["id"] for m in report["matches"]][:1] == [CASE_ID]
+
+
+def test_kb_test_and_check_take_the_pack(pack: Path) -> None:
+    cases = str(pack / "cases")
+    for argv in (["test", "--cases", cases, CASE_ID], ["check", cases]):
+        run = subprocess.run([sys.executable, "-m", "kb.cli.main", *argv], env=_env(),
+                             capture_output=True, text=True, timeout=300)
+        assert run.returncode == 0, run.stdout + run.stderr
+    env = _env() | {"KB_CASES": cases}
+    run = subprocess.run([sys.executable, "-m", "kb.cli.main", "test", CASE_ID], env=env,
+                         capture_output=True, text=True, timeout=300)
+    assert "2 passed, 0 failed" in run.stdout.splitlines(), run.stdout + run.stderr
