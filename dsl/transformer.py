@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import textwrap
 from typing import Any
 
@@ -23,13 +22,37 @@ def dedent_block(body: str) -> str:
     return textwrap.dedent("\n".join(line.rstrip() for line in lines))
 
 
+_ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r",
+            "t": "\t"}
+
+
 def unescape_string(raw: str) -> str:
-    """Decode a "..." literal with JSON escapes; invalid escapes are kept as written."""
-    try:
-        value = json.loads(raw)
-    except ValueError:
-        return raw[1:-1]
-    return value if isinstance(value, str) else raw[1:-1]
+    """Decode a "..." literal with JSON escapes, one escape at a time: an unknown escape
+    such as the `\\d` in "C:\\dir" stays as written instead of spoiling the whole string."""
+    body = raw[1:-1]
+    out: list[str] = []
+    i = 0
+    while i < len(body):
+        char = body[i]
+        if char != "\\" or i + 1 == len(body):
+            out.append(char)
+            i += 1
+            continue
+        nxt = body[i + 1]
+        if nxt in _ESCAPES:
+            out.append(_ESCAPES[nxt])
+            i += 2
+        elif nxt == "u" and len(body) >= i + 6:
+            try:
+                out.append(chr(int(body[i + 2 : i + 6], 16)))
+                i += 6
+            except ValueError:
+                out.append(char)
+                i += 1
+        else:
+            out.append(char)
+            i += 1
+    return "".join(out)
 
 
 class ToSyntax(Transformer[Token, s.CaseFile]):
