@@ -12,7 +12,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from dsl.span import Node, Span
+from dsl.span import Node
 
 
 class Text(Node):

@@ -21,6 +21,19 @@ but noted (informational), since a hang report often points at them.
 collective-in-main-only-branch accelerator.wait_for_everyone accelerator.is_main_process [main process only] 3
 save-in-main-only-branch model.save_pretrained accelerator.is_main_process [main process only] 4
 collective-in-main-only-branch dist.barrier not accelerator.is_main_process [main process only] 8
+
+The main-process-first idiom calls the barrier once on every rank, so it is not a finding:
+
+>>> ctx = FileContext("prep.py", PathHints(), Limits())
+>>> PythonSource(ctx).parse('''
+... if rank != 0:
+...     dist.barrier()
+... dataset = dataset.map(tokenize)
+... if rank == 0:
+...     dist.barrier()
+... ''')
+>>> ctx.facts.source_findings
+[]
 """
 
 from __future__ import annotations
@@ -134,6 +147,20 @@ class PythonSource(WholeFileSource):
                 # both branches diverge: the main process runs one, every other rank the other
                 self._calls(main_branch, f"{test} [{MAIN_ONLY}]", lines)
                 self._calls(other_branch, f"{test} [{OTHERS_ONLY}]", lines)
+        self._drop_balanced()
+
+    def _drop_balanced(self) -> None:
+        """`if rank != 0: barrier()` ... `if rank == 0: barrier()` calls the barrier once on
+        every rank (the main-process-first idiom): matched pairs are not findings."""
+        findings = self.ctx.facts.source_findings
+        mine = [f for f in findings if f.evidence.file == self.ctx.display
+                and f.finding == "collective-in-main-only-branch"]
+        main = {f.call.rsplit(".", 1)[-1] for f in mine if f.guard.endswith(f"[{MAIN_ONLY}]")}
+        other = {f.call.rsplit(".", 1)[-1] for f in mine if f.guard.endswith(f"[{OTHERS_ONLY}]")}
+        balanced = main & other
+        if balanced:
+            findings[:] = [f for f in findings if f not in mine
+                           or f.call.rsplit(".", 1)[-1] not in balanced]
 
     def _calls(self, body: list[ast.stmt], guard: str, lines: list[str]) -> None:
         seen: set[int] = set()
