@@ -45,13 +45,16 @@ def _cache_dir() -> Path | None:
 def _compile(exprs: list[bytes], flags: list[int], mode: int) -> hs.Database:
     """Compile, or load the same database from the on-disk cache."""
     key = hashlib.sha256(
-        repr((hs.__version__, platform.machine(), mode, exprs, flags)).encode()
+        repr((getattr(hs, "__version__", "?"), platform.machine(), mode, exprs, flags)).encode()
     ).hexdigest()[:32]
     cache = _cache_dir()
     path = cache / f"{key}.hsdb" if cache else None
     if path is not None and path.is_file():
         try:
-            return hs.loadb(path.read_bytes(), mode)
+            loaded = hs.loadb(path.read_bytes(), mode)
+            # A loaded database has no scratch; the binding would crash on streams without one.
+            loaded.scratch = hs.Scratch(loaded)
+            return loaded
         except (hs.error, OSError, TypeError):
             pass  # stale or foreign file: recompile and overwrite
     db = hs.Database(mode=mode)
@@ -75,9 +78,7 @@ class HyperscanBackend:
         self.n = len(exprs)
         self._exprs, self._flags = exprs, flags
         self._db = _compile(exprs, flags, hs.HS_MODE_BLOCK)
-        self._scratch = hs.Scratch(self._db)
         self._stream_db: hs.Database | None = None
-        self._stream_scratch: hs.Scratch | None = None
 
     def scan_block(self, data: memoryview) -> list[int]:
         out: list[int] = []
@@ -86,7 +87,7 @@ class HyperscanBackend:
         def on_match(idx: int, _start: int, end: int, _flags: int, _ctx: object) -> None:
             app(end * n + idx)
 
-        self._db.scan(data, match_event_handler=on_match, scratch=self._scratch)
+        self._db.scan(data, match_event_handler=on_match)  # type: ignore[type-var]
         return out
 
     def line_stream(self, limit: int) -> HyperscanLine:
@@ -94,14 +95,13 @@ class HyperscanBackend:
         del limit  # the stream sees the whole line, whatever its length
         if self._stream_db is None:
             self._stream_db = _compile(self._exprs, self._flags, hs.HS_MODE_STREAM)
-            self._stream_scratch = hs.Scratch(self._stream_db)
-        return HyperscanLine(self._stream_db, self._stream_scratch)
+        return HyperscanLine(self._stream_db)
 
 
 class HyperscanLine:
     """Pattern indexes matched anywhere in one long line, fed piece by piece."""
 
-    def __init__(self, db: hs.Database, scratch: hs.Scratch | None) -> None:
+    def __init__(self, db: hs.Database) -> None:
         self.hits: set[int] = set()
         add: Callable[[int], None] = self.hits.add
 
@@ -109,13 +109,12 @@ class HyperscanLine:
             add(idx)
 
         self._on_match = on_match
-        self._scratch = scratch
         self._stream = db.stream(match_event_handler=on_match)
         self._stream.__enter__()
 
     def feed(self, piece: memoryview) -> None:
-        self._stream.scan(piece, scratch=self._scratch, match_event_handler=self._on_match)
+        self._stream.scan(piece, match_event_handler=self._on_match)  # type: ignore[type-var]
 
     def close(self) -> set[int]:
-        self._stream.close(scratch=self._scratch, match_event_handler=self._on_match)
+        self._stream.close(match_event_handler=self._on_match)
         return self.hits

@@ -42,11 +42,11 @@ class Re2Backend:
         self.n = len(exprs)
         self._regexes = [
             re2.compile(_prefixed(e, f), options(bool(f & FLAG_CASELESS)))
-            for e, f in zip(exprs, flags)
+            for e, f in zip(exprs, flags, strict=True)
         ]
         # A Set takes one Options for all; case-insensitivity goes inline instead.
         self._set = re2.Set.SearchSet(options())
-        for e, f in zip(exprs, flags):
+        for e, f in zip(exprs, flags, strict=True):
             self._set.Add((b"(?i)" if f & FLAG_CASELESS else b"") + _prefixed(e, f))
         self._set.Compile()
 

@@ -99,7 +99,9 @@ def extract(regex: str, line: bytes | str, *, ignore_case: bool = False) -> dict
             out[str(i)] = value.decode("utf-8", "replace")
     for name, value in m.groupdict().items():
         if value is not None:
-            out[name.decode() if isinstance(name, bytes) else name] = value.decode("utf-8", "replace")
+            out[name.decode() if isinstance(name, bytes) else name] = value.decode(
+                "utf-8", "replace"
+            )
     return out
 
 
@@ -208,10 +210,14 @@ class _Emitter:
         ids = self.ids
         self.matched += 1
         self.on_line(
-            line_no, mv[start : min(end, start + self.max)].tobytes(), sorted({ids[i] for i in hits})
+            line_no,
+            mv[start : min(end, start + self.max)].tobytes(),
+            sorted({ids[i] for i in hits}),
         )
 
-    def block(self, buf: bytearray, mv: memoryview, block_end: int, codes: list[int], base: int) -> int:
+    def block(
+        self, buf: bytearray, mv: memoryview, block_end: int, codes: list[int], base: int
+    ) -> int:
         """Report matched lines of buf[:block_end] (whose first line is line base+1).
 
         Returns the number of newlines in the block.
@@ -266,9 +272,9 @@ def scan_stream(
         total += n
         end = carry + n
         if n == 0:
-            if carry:  # last line without a newline
+            if carry:  # what a long line left over, or a last line without a newline
                 codes = backend.scan_block(mv[:carry]) if backend else []
-                lines += emit.block(buf, mv, carry, codes, lines) + 1
+                lines += emit.block(buf, mv, carry, codes, lines) + (buf[carry - 1] != 10)
             break
         last_nl = buf.rfind(b"\n", carry, end)
         if last_nl < 0:

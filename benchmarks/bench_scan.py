@@ -1,0 +1,285 @@
+"""Throughput and peak memory of the log scan, against ripgrep with the same patterns.
+
+Every measurement runs in a fresh child process, so its peak RSS (own + its workers') is its own.
+Files are read once beforehand, so all rows are warm page cache. Data goes to --out (not the repo).
+
+    python benchmarks/bench_scan.py --size-mb 1024 --ranks 64 --patterns 50,500 --workers 2
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent))
+
+import generate_evidence as gen  # noqa: E402
+
+
+def _vm_hwm_kb() -> int:
+    """Peak resident set of this process (VmHWM), in KiB."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+
+
+def _peak_mb(worker_kb: int = 0) -> float:
+    children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    return max(_vm_hwm_kb(), children, worker_kb) / 1024
+
+
+class _Count:
+    """on_line that only counts: the raw engine cost, without any consumer work."""
+
+    def __init__(self) -> None:
+        self.n = 0
+
+    def __call__(self, line_no: int, line: bytes, ids: list[int]) -> None:
+        self.n += 1
+
+
+_PATTERNS: Any = None
+
+
+def _scan_file(path: str) -> tuple[int, int, int, int]:
+    from kb.scan.engine import scan_stream
+
+    with open(path, "rb") as f:
+        st = scan_stream(f, _PATTERNS, _Count())
+    return st.bytes, st.lines, st.matched_lines, _vm_hwm_kb()
+
+
+def _files(folder: Path) -> list[str]:
+    return sorted(str(p) for p in folder.iterdir() if p.is_file() and not p.name.startswith("."))
+
+
+def one_engine(folder: Path, npat: int, engine: str, workers: int) -> dict[str, Any]:
+    """Child-process body: compile, scan every file, report figures as JSON."""
+    global _PATTERNS
+    from kb.scan.engine import PatternSet
+    from kb.scan.parallel import map_files
+
+    pats = gen.make_patterns(npat)
+    t0 = time.perf_counter()
+    _PATTERNS = PatternSet(pats, engine=engine)
+    compile_s = time.perf_counter() - t0
+    files = _files(folder)
+    t0 = time.perf_counter()
+    res = map_files(_scan_file, files, workers)
+    secs = time.perf_counter() - t0
+    return {
+        "bytes": sum(r[0] for r in res),
+        "lines": sum(r[1] for r in res),
+        "matched": sum(r[2] for r in res),
+        "seconds": secs,
+        "compile_s": compile_s,
+        "peak_mb": _peak_mb(max(r[3] for r in res)),
+    }
+
+
+def one_rg(folder: Path, npat: int, workers: int, tmp: Path) -> dict[str, Any]:
+    pfile = tmp / f"patterns-{npat}.txt"
+    gen.write_rg_patterns(gen.make_patterns(npat), pfile)
+    cmd = ["rg", "-c", "-j", str(workers), "-f", str(pfile), str(folder)]
+    t0 = time.perf_counter()
+    out = subprocess.run(cmd, capture_output=True, check=False)
+    secs = time.perf_counter() - t0
+    if out.returncode > 1:
+        raise RuntimeError(out.stderr.decode())
+    matched = sum(int(line.rsplit(b":", 1)[1]) for line in out.stdout.splitlines())
+    size = sum(os.path.getsize(p) for p in _files(folder))
+    return {
+        "bytes": size,
+        "lines": None,
+        "matched": matched,
+        "seconds": secs,
+        "compile_s": None,
+        "peak_mb": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024,
+    }
+
+
+def one_pipeline(folder: Path, npat: int) -> dict[str, Any]:
+    from kb.evidence import reader  # type: ignore[attr-defined]
+
+    log_pattern = getattr(reader, "LogPattern", None)
+    if log_pattern is None:
+        from kb.evidence import facts
+
+        log_pattern = facts.LogPattern  # type: ignore[attr-defined]
+    pats = [log_pattern(f"q{i}", rx, ic) for i, rx, ic in gen.make_patterns(npat)]
+    size = sum(os.path.getsize(p) for p in _files(folder))
+    t0 = time.perf_counter()
+    reader.read_evidence(folder, pats)
+    secs = time.perf_counter() - t0
+    return {
+        "bytes": size,
+        "lines": None,
+        "matched": None,
+        "seconds": secs,
+        "compile_s": None,
+        "peak_mb": _peak_mb(),
+    }
+
+
+def _child(
+    kind: str, folder: Path, npat: int, engine: str, workers: int, tmp: Path
+) -> dict[str, Any] | str:
+    cmd = [
+        sys.executable,
+        __file__,
+        "--_child",
+        kind,
+        "--_folder",
+        str(folder),
+        "--_npat",
+        str(npat),
+        "--_engine",
+        engine,
+        "--workers",
+        str(workers),
+        "--out",
+        str(tmp),
+    ]
+    out = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    if out.returncode:
+        return (out.stderr.strip().splitlines() or ["failed"])[-1]
+    result: dict[str, Any] = json.loads(out.stdout.strip().splitlines()[-1])
+    return result
+
+
+def ensure_data(out: Path, size_mb: float, ranks: int) -> Path:
+    folder = out / f"evidence-{size_mb:g}mb-{ranks}r"
+    marker = folder / ".complete"
+    if not marker.exists():
+        if folder.exists():
+            shutil.rmtree(folder)
+        print(f"# generating {size_mb:g} MB across {ranks} files in {folder} ...", file=sys.stderr)
+        gen.write_folder(folder, size_mb, ranks)
+        marker.write_text("ok\n")
+    for p in _files(folder):  # warm the page cache so every row reads from memory
+        with open(p, "rb") as f:
+            while f.read(1 << 24):
+                pass
+    return folder
+
+
+def startup(out: Path) -> tuple[float, int] | None:
+    small = ensure_data(out, 1, 4)
+    kb = Path(sys.executable).parent / "kb"
+    cmd = [str(kb)] if kb.exists() else [sys.executable, "-m", "kb.cli.main"]
+    best = None
+    for _ in range(3):
+        t0 = time.perf_counter()
+        proc = subprocess.run([*cmd, "evidence", str(small)], capture_output=True, check=False)
+        wall = time.perf_counter() - t0
+        best = wall if best is None else min(best, wall)
+    return (best, proc.returncode) if best is not None else None
+
+
+def _row(name: str, npat: int, files: int, r: dict[str, Any] | str) -> str:
+    if isinstance(r, str):
+        return f"| {name} | {npat} | {files} | - | - | - | - | - | {r[:60]} |"
+    mb = r["bytes"] / 1e6
+    comp = f"{r['compile_s']:.2f}" if r.get("compile_s") is not None else "-"
+    matched = (
+        f"{r['matched'] / r['lines']:.1%}"
+        if r.get("lines")
+        else (str(r["matched"]) if r["matched"] is not None else "-")
+    )
+    return (
+        f"| {name} | {npat} | {files} | {mb:.0f} | {r['seconds']:.2f} | "
+        f"{mb / r['seconds']:.0f} | {r['peak_mb']:.0f} | {comp} | {matched} |"
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument("--size-mb", type=float, default=1024)
+    ap.add_argument("--ranks", type=int, default=64)
+    ap.add_argument("--patterns", default="50,500")
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--engines", default=None, help="comma list; default: all available")
+    ap.add_argument(
+        "--pipeline-size-mb",
+        type=float,
+        default=64,
+        help="size of the folder for the read_evidence rows (it is ~100x slower than the engine)",
+    )
+    ap.add_argument("--out", type=Path, default=Path("/tmp/kb-bench"))
+    ap.add_argument("--_child", help=argparse.SUPPRESS)
+    ap.add_argument("--_folder", type=Path, help=argparse.SUPPRESS)
+    ap.add_argument("--_npat", type=int, help=argparse.SUPPRESS)
+    ap.add_argument("--_engine", help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+
+    if args._child:
+        if args._child == "engine":
+            res = one_engine(args._folder, args._npat, args._engine, args.workers)
+        elif args._child == "rg":
+            res = one_rg(args._folder, args._npat, args.workers, args.out)
+        else:
+            res = one_pipeline(args._folder, args._npat)
+        print(json.dumps(res))
+        return 0
+
+    from kb.scan.engine import ENGINES
+
+    engines = args.engines.split(",") if args.engines else list(ENGINES)
+    counts = [int(x) for x in args.patterns.split(",")]
+    args.out.mkdir(parents=True, exist_ok=True)
+    folder = ensure_data(args.out, args.size_mb, args.ranks)
+    nfiles = len(_files(folder))
+    print(
+        f"# {nfiles} files, {sum(os.path.getsize(p) for p in _files(folder)) / 1e6:.0f} MB, "
+        f"{os.cpu_count()} CPUs, warm page cache; MB = 10^6 bytes"
+    )
+    print(
+        "| engine | patterns | files | MB | seconds | MB/s | peak RSS MB | compile s | matched lines |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|")
+    try:
+        import kb.evidence.reader
+
+        have_reader = hasattr(kb.evidence.reader, "read_evidence")
+    except ImportError:
+        have_reader = False
+    for npat in counts:
+        for engine in engines:
+            for workers in (args.workers, 1):
+                r = _child("engine", folder, npat, engine, workers, args.out)
+                print(_row(f"{engine} x{workers} proc", npat, nfiles, r), flush=True)
+        if shutil.which("rg"):
+            r = _child("rg", folder, npat, "", args.workers, args.out)
+            print(_row(f"ripgrep -j{args.workers}", npat, nfiles, r), flush=True)
+        if have_reader:
+            small = ensure_data(args.out, args.pipeline_size_mb, args.ranks)
+            r = _child("pipeline", small, npat, "", args.workers, args.out)
+            print(_row("kb read_evidence", npat, len(_files(small)), r), flush=True)
+    if not have_reader:
+        print("# kb.evidence.reader.read_evidence not found: full-pipeline rows skipped")
+    print(f"# load average at end: {os.getloadavg()[0]:.1f} (other jobs on this machine skew rows)")
+    st = startup(args.out)
+    if st:
+        print(f"# `kb evidence <1 MB, 4 ranks>` wall time (best of 3): {st[0]:.3f} s, exit {st[1]}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
