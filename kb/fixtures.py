@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from dsl import model as m
-from dsl.api import DEFAULT_CASES
+from dsl.api import DEFAULT_CASES, case_paths_from_env
 from dsl.compiler import KnowledgeBase, load_knowledge_base
 from kb.evidence.facts import EvidenceLine
 from kb.match.diagnose import Diagnosis, diagnose_bundle, read_bundle
@@ -75,17 +75,18 @@ def fixtures_of(case: m.Case) -> list[FixtureSpec]:
 
 @lru_cache(maxsize=4)
 def knowledge_base_for(roots: tuple[str, ...]) -> KnowledgeBase:
-    return load_knowledge_base([Path(r) for r in roots])
+    """Cached per exact set of case folders; KB_CASES is already part of `roots`."""
+    return load_knowledge_base([Path(r) for r in roots], with_env=False)
 
 
 def default_roots(case_folder: Path | None = None) -> tuple[str, ...]:
-    """The bundled cases plus the pack a case lives in, so packs are tested in context."""
-    roots = [str(DEFAULT_CASES)]
+    """The bundled cases, the pack a case lives in (so packs are tested in context) and the
+    KB_CASES folders as they are now, so a changed KB_CASES never reuses a stale cache."""
+    roots = [str(DEFAULT_CASES.resolve())]
     if case_folder is not None:
-        pack = case_folder.resolve().parent
-        if pack != DEFAULT_CASES.resolve():
-            roots.append(str(pack))
-    return tuple(roots)
+        roots.append(str(case_folder.resolve().parent))
+    roots += [str(p.resolve()) for p in case_paths_from_env()]
+    return tuple(dict.fromkeys(roots))
 
 
 @lru_cache(maxsize=64)

@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from dsl.api import DEFAULT_CASES
+from dsl.api import DEFAULT_CASES, case_paths_from_env
 from dsl.compiler import KnowledgeBase, load_knowledge_base
 from dsl.diagnostics import render_all
 
@@ -23,13 +23,14 @@ def add_cases_option(parser: argparse.ArgumentParser) -> None:
 
 
 def case_roots(args: argparse.Namespace) -> list[Path]:
+    """Bundled cases (unless --no-bundled), then --cases folders, then KB_CASES folders."""
     roots: list[Path] = [] if args.no_bundled else [DEFAULT_CASES]
-    return roots + list(args.cases)
+    return roots + list(args.cases) + case_paths_from_env()
 
 
 def load_kb(args: argparse.Namespace) -> KnowledgeBase:
     """The compiled knowledge base; broken cases are reported on stderr and left out."""
-    kb = load_knowledge_base(case_roots(args), use_cache=not args.no_cache)
+    kb = load_knowledge_base(case_roots(args), use_cache=not args.no_cache, with_env=False)
     if kb.diagnostics:
         errors = [d for d in kb.diagnostics if d.severity.value == "error"]
         if errors:
