@@ -29,10 +29,13 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message}\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The parser; with `only`, just that sub-command's module is imported (start-up time:
+    `kb evidence` should not pay for the compiler, the site or the fixture runner)."""
     parser = _Parser(prog="kb", description="Diagnose distributed-training incidents.")
     sub = parser.add_subparsers(dest="command", parser_class=_Parser)
-    for module_name in COMMANDS.values():
+    names = [COMMANDS[only]] if only in COMMANDS else list(COMMANDS.values())
+    for module_name in names:
         try:
             module = importlib.import_module(module_name)
         except ModuleNotFoundError as exc:
@@ -44,8 +47,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    first = next((a for a in args_list if not a.startswith("-")), None)
+    parser = build_parser(first if first in COMMANDS and "-h" not in args_list[:1] else None)
+    args = parser.parse_args(args_list)
     if not getattr(args, "func", None):
         parser.print_help(sys.stderr)
         return 2

@@ -9,8 +9,10 @@ from __future__ import annotations
 import contextlib
 import io
 import lzma
+import os
+import re
 import zlib
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -25,6 +27,7 @@ from kb.evidence.ranks import PathHints, content_rank, path_hints, strip_prefixe
 from kb.evidence.registry import LINE_SOURCES, SOURCES, classify
 from kb.evidence.scanning import PatternSet, scan_stream
 from kb.evidence.sources.base import LineSource, WholeFileSource
+from kb.evidence.sources.text_log import TextLogSource
 
 CASE = "<case>"
 
@@ -43,14 +46,30 @@ class Compiled:
     case_set: PatternSet | None  # case patterns only (for whole-file kinds)
     owners: dict[int, tuple[str, str]]  # pattern id -> (source name or CASE, key)
 
+    @property
+    def progress_id(self) -> int | None:
+        return next((pid for pid, owner in self.owners.items() if owner == PROGRESS), None)
+
+
+PROGRESS_TAIL = 512  # last progress lines kept per file: enough for every rank of a console
+PROGRESS = ("text-log", "progress")
+TAIL_BYTES = 1 << 20  # how much of a large file's end is searched for progress lines
+TAIL_FROM = 0  # files on disk larger than this read progress from their tail
+
 
 @lru_cache(maxsize=8)
-def compile_patterns(patterns: tuple[LogPattern, ...]) -> Compiled:
-    """Builds the pattern sets once per process for a given set of case patterns."""
+def compile_patterns(patterns: tuple[LogPattern, ...], progress: bool = True) -> Compiled:
+    """Builds the pattern sets once per process for a given set of case patterns.
+
+    With `progress=False` the progress-bar pattern is left out: for large files on disk the
+    last progress lines are read from the file's tail instead (see `_tail_progress`), since
+    progress bars can be most of a log and would otherwise cost Python work per line."""
     owners: dict[int, tuple[str, str]] = {}
     entries: list[tuple[int, str, bool]] = []
     for cls in LINE_SOURCES:
         for key, (rx, ic) in cls.patterns.items():
+            if not progress and (cls.name, key) == PROGRESS:
+                continue
             owners[len(entries)] = (cls.name, key)
             entries.append((len(entries), rx, ic))
     case_entries: list[tuple[int, str, bool]] = []
@@ -66,7 +85,15 @@ def compile_patterns(patterns: tuple[LogPattern, ...]) -> Compiled:
 
 
 def check_patterns(patterns: Sequence[LogPattern]) -> None:
-    """Raises ValueError naming the first case pattern that does not compile."""
+    """Raises ValueError naming the first case pattern that does not compile.
+
+    The whole set is compiled once (and cached); pattern by pattern only when that fails,
+    to name the culprit, because compiling 500 databases one by one costs seconds."""
+    try:
+        compile_patterns(tuple(patterns))
+        return
+    except Exception:
+        pass
     for pat in patterns:
         try:
             PatternSet([(0, pat.regex, pat.ignore_case)])
@@ -182,7 +209,8 @@ def _read(
     ctx.file_rank = ctx.hints.rank if ctx.hints.rank is not None else ctx.hints.local_rank
     if ctx.file_rank is None:
         ctx.file_rank = head_rank(head_text)
-    compiled = compile_patterns(patterns)
+    from_tail = f.fs_path is not None and not f.gz and f.size > TAIL_FROM
+    compiled = compile_patterns(patterns, progress=not from_tail)
     cls = SOURCES[kind]
     size = 0
     lines = 0
@@ -210,9 +238,11 @@ def _read(
                 )
     if not issubclass(SOURCES[kind], WholeFileSource):
         sources: dict[str, LineSource] = {c.name: c(ctx) for c in LINE_SOURCES}
-        stats = scan_stream(
-            cast(BinaryIO, body), compiled.log_set, _dispatcher(ctx, result, compiled, sources)
-        )
+        dispatch = _dispatcher(ctx, result, compiled, sources)
+        stats = scan_stream(cast(BinaryIO, body), compiled.log_set, dispatch)
+        dispatch.flush()  # type: ignore[attr-defined]
+        if from_tail and f.fs_path is not None and "text-log" in sources:
+            _tail_progress(f.fs_path, stats.lines, ctx, sources["text-log"])
         size, lines = stats.bytes, stats.lines
         ctx.resolve_pending()
         for src in sources.values():
@@ -250,8 +280,16 @@ def _dispatcher(
     cap = ctx.limits.hits_per_file
     failed: set[str] = set()
     counters: dict[str, Counter[int]] = {}
+    tail: deque[tuple[int, bytes]] = deque(maxlen=PROGRESS_TAIL)
+
+    progress_id = compiled.progress_id
 
     def on_line(no: int, raw: bytes, ids: list[int]) -> None:
+        if len(ids) == 1 and ids[0] == progress_id:
+            # progress bars can be most of a log; only the last ones per rank matter, so
+            # keep the raw lines and attribute the survivors once the file is read
+            tail.append((no, raw))
+            return
         line = ctx.line(no, raw)
         for pid in ids:
             owner, key = owners[pid]
@@ -279,4 +317,41 @@ def _dispatcher(
                     )
                 )
 
+    def flush_progress() -> None:
+        src = sources.get("text-log")
+        if src is None:
+            return
+        for no, raw in tail:
+            src.on_line("progress", ctx.line(no, raw))
+        tail.clear()
+
+    on_line.flush = flush_progress  # type: ignore[attr-defined]
     return on_line
+
+
+def _tail_progress(fs_path: str, total_lines: int, ctx: FileContext, src: LineSource) -> None:
+    """The last progress lines of a large file, found in its last MiB (a seek, not a scan)."""
+    pattern = re.compile(dict(TextLogSource.patterns)[PROGRESS[1]][0], re.IGNORECASE)
+    try:
+        with open(fs_path, "rb") as fh:
+            fh.seek(0, os.SEEK_END)
+            end = fh.tell()
+            fh.seek(max(0, end - TAIL_BYTES))
+            data = fh.read(TAIL_BYTES)
+    except OSError:
+        return
+    lines = data.split(b"\n")
+    if data.endswith(b"\n"):
+        lines.pop()
+    if end > TAIL_BYTES:
+        lines = lines[1:]  # the first piece is the end of a line cut by the seek
+    first = total_lines - len(lines) + 1
+    found: list[tuple[int, str]] = []
+    for offset in range(len(lines) - 1, -1, -1):  # from the end: the last bars are the ones
+        text = lines[offset][:65536].decode("utf-8", "replace")
+        if pattern.search(text):
+            found.append((first + offset, text))
+            if len(found) == PROGRESS_TAIL:
+                break
+    for no, text in reversed(found):
+        src.on_line(PROGRESS[1], ctx.line(no, text))
