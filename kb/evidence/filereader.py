@@ -13,7 +13,7 @@ import os
 import re
 import zlib
 from collections import Counter, deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import BinaryIO, NamedTuple, cast
@@ -234,13 +234,13 @@ def _read(
             lines = text.count("\n") + (0 if not text or text.endswith("\n") else 1)
             if compiled.case_set is not None:
                 scan_stream(
-                    io.BytesIO(data), compiled.case_set, _dispatcher(ctx, result, compiled, {})
+                    io.BytesIO(data), compiled.case_set, _dispatcher(ctx, result, compiled, {})[0]
                 )
     if not issubclass(SOURCES[kind], WholeFileSource):
         sources: dict[str, LineSource] = {c.name: c(ctx) for c in LINE_SOURCES}
-        dispatch = _dispatcher(ctx, result, compiled, sources)
+        dispatch, flush_progress = _dispatcher(ctx, result, compiled, sources)
         stats = scan_stream(cast(BinaryIO, body), compiled.log_set, dispatch)
-        dispatch.flush()  # type: ignore[attr-defined]
+        flush_progress()
         if from_tail and f.fs_path is not None and "text-log" in sources:
             _tail_progress(f.fs_path, stats.lines, ctx, sources["text-log"])
         size, lines = stats.bytes, stats.lines
@@ -275,7 +275,8 @@ def _guarded(ctx: FileContext, result: FileResult, name: str, call: object) -> N
 
 def _dispatcher(
     ctx: FileContext, result: FileResult, compiled: Compiled, sources: dict[str, LineSource]
-):
+) -> tuple[Callable[[int, bytes, list[int]], None], Callable[[], None]]:
+    """The per-matched-line callback for the scanner, and what to run once the scan ends."""
     owners = compiled.owners
     cap = ctx.limits.hits_per_file
     failed: set[str] = set()
@@ -325,8 +326,7 @@ def _dispatcher(
             src.on_line("progress", ctx.line(no, raw))
         tail.clear()
 
-    on_line.flush = flush_progress  # type: ignore[attr-defined]
-    return on_line
+    return on_line, flush_progress
 
 
 def _tail_progress(fs_path: str, total_lines: int, ctx: FileContext, src: LineSource) -> None:
