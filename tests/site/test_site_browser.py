@@ -102,18 +102,25 @@ def searchable_error(extra_cases: Path) -> tuple[str, str]:
     bundled = load_cases(with_env=False).cases
     extra = load_cases([extra_cases], with_env=False).cases
     cases = bundled + extra
-    patterns = {c.id: [q.pattern.pattern for q in c.queries if isinstance(q, m.LogQuery)]
-                for c in cases}
+    # the most distinctive phrase: one whose words the fewest other cases use, so the search
+    # has one clearly right answer to rank first (as for a real, specific error line)
+    texts = {c.id: set(re.findall(r"[a-z]{3,}", (Path(c.folder) / "case.kb")
+                                  .read_text(encoding="utf-8").lower())) for c in cases}
+    best: tuple[int, int, str, str] | None = None
     for case in cases:
-        for pattern in patterns[case.id]:
-            phrase = literal_phrase(pattern)
-            words = re.findall(r"[A-Za-z]{3,}", phrase)
-            if len(words) < 3:
+        for q in case.queries:
+            if not isinstance(q, m.LogQuery):
                 continue
-            elsewhere = [o for o, ps in patterns.items() if o != case.id
-                         and any(phrase.lower() in p.lower() for p in ps)]
-            if not elsewhere:
-                return phrase, case.id
+            for phrase in (c.strip() for c in _META.split(q.pattern.pattern)):
+                words = set(re.findall(r"[a-z]{3,}", phrase.lower()))
+                if len(words) < 3:
+                    continue
+                overlap = sum(len(words & t) for o, t in texts.items() if o != case.id)
+                key = (overlap * 100 // len(words), -len(phrase), phrase, case.id)
+                if best is None or key < best:
+                    best = key
+    if best is not None:
+        return best[2], best[3]
     raise AssertionError("no case has a log pattern with a searchable phrase")
 
 
