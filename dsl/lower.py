@@ -291,7 +291,8 @@ class Lowerer:
         except InvalidRequirement as err:
             span = next((i.value.span for i in node.items
                          if isinstance(i, s.AttributeNode) and i.name == "requires"), node.span)
-            self.error(span, f"invalid requirement {requirement!r}: {err}", "bad-version",
+            reason = str(err).splitlines()[0]  # packaging adds its own caret lines
+            self.error(span, f"invalid requirement {requirement!r}: {reason}", "bad-version",
                        help='write it as in pip: "accelerate>=1.0,<1.2"')
             return None
         return m.PackageQuery(package=str(canonicalize_name(req.name)),
@@ -412,6 +413,7 @@ class Lowerer:
         for extra in matches[1:]:
             self.error(extra.span, "a case has one `match` block", "duplicate-field")
         queries = []
+        broken: list[str] = []
         seen: dict[str, Span] = {}
         for ev in evidence:
             if ev.name in seen:
@@ -422,6 +424,8 @@ class Lowerer:
             q = self.query(ev)
             if q is not None:
                 queries.append(q)
+            else:
+                broken.append(ev.name)
         by_name: dict[str, list[s.BlockNode]] = {}
         for b in blocks:
             by_name.setdefault(b.name, []).append(b)
@@ -448,6 +452,7 @@ class Lowerer:
                 remedies=[self.remedy(b) for b in by_name.get("remedy", [])],
                 fixtures=fixtures,
                 folder=folder,
+                broken_queries=broken,
                 span=node.span,
                 **data,
             )

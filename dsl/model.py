@@ -266,6 +266,9 @@ class Case(Node):
     remedies: list[Remedy] = Field(default_factory=list)
     fixtures: list[FixtureExpectation] = Field(default_factory=list)
     folder: str = ""  # the case folder on disk
+    # evidence queries that failed to lower: defined for name checks, so one bad query
+    # does not also report every place that names it
+    broken_queries: list[str] = Field(default_factory=list)
 
     def query(self, name: str) -> Query | None:
         return next((q for q in self.queries if q.name == name), None)

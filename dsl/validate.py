@@ -54,8 +54,9 @@ def check_versions(case: m.Case) -> Iterator[Diagnostic]:
             try:
                 Requirement(text)
             except InvalidRequirement as err:
+                reason = str(err).splitlines()[0]  # packaging adds its own caret lines
                 yield Diagnostic.at(case.span, f"`{field_name}`: invalid requirement {text!r}: "
-                                    f"{err}", code="bad-version")
+                                    f"{reason}", code="bad-version")
 
 
 def _refs(expr: m.Expr) -> Iterator[m.Ref]:
@@ -69,7 +70,7 @@ def _refs(expr: m.Expr) -> Iterator[m.Ref]:
 
 
 def check_names(case: m.Case) -> Iterator[Diagnostic]:
-    defined = {q.name for q in case.queries}
+    defined = {q.name for q in case.queries} | set(case.broken_queries)
     used: set[str] = set()
     for clause in case.condition.clauses:
         for ref in _refs(clause.expr):
@@ -92,7 +93,7 @@ def check_names(case: m.Case) -> Iterator[Diagnostic]:
                                     "a defined evidence query", code="undefined-evidence",
                                     help=_near(name, defined))
     for q in case.queries:
-        if q.name not in used:
+        if q.name not in used and not case.broken_queries:
             yield Diagnostic.at(q.span, f"evidence `{q.name}` is never used in `match` or a "
                                 "symptom", code="unused-evidence")
 
