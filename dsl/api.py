@@ -90,6 +90,15 @@ def parse_case_file(path: Path) -> tuple[m.Case | None, list[Diagnostic], str | 
     return case, problems, text
 
 
+def known_case_ids() -> set[str]:
+    """Ids of the bundled and KB_CASES cases, from folder names (nothing is parsed)."""
+    ids: set[str] = set()
+    for root in [DEFAULT_CASES, *case_paths_from_env()]:
+        if root.is_dir():
+            ids.update(p.parent.name for p in root.glob(f"*/{CASE_FILE}"))
+    return ids
+
+
 def load_cases(paths: Sequence[Path | str] | None = None, *, with_env: bool = True) -> LoadResult:
     """Load and check every case under `paths` (default: the bundled `cases/`) plus KB_CASES."""
     roots: list[Path | str] = list(paths) if paths else [DEFAULT_CASES]
@@ -104,6 +113,6 @@ def load_cases(paths: Sequence[Path | str] | None = None, *, with_env: bool = Tr
             result.sources[display_path(path)] = text
         if case is not None:
             result.cases.append(case)
-    result.diagnostics.extend(validate_cases(result.cases))
+    result.diagnostics.extend(validate_cases(result.cases, known_case_ids()))
     result.diagnostics.sort(key=lambda d: (d.path, d.line, d.column))
     return result

@@ -22,6 +22,7 @@ from dsl.api import (
     case_paths_from_env,
     display_path,
     find_case_files,
+    known_case_ids,
     parse_case_file,
 )
 from dsl.diagnostics import Diagnostic, has_errors
@@ -168,7 +169,7 @@ def load_knowledge_base(
 def _cross_case_checks(cases: list[m.Case]) -> list[Diagnostic]:
     """Checks that need every case at once (duplicate ids, unknown related cases)."""
     out = []
-    for d in validate_cases(cases):
+    for d in validate_cases(cases, known_case_ids()):
         if d.code in ("duplicate-id", "unknown-case"):
             out.append(d)
     return out

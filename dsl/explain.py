@@ -24,6 +24,7 @@ def describe_query(q: m.Query) -> str:
             m.Scope.ALL: "on every rank that left logs",
             m.Scope.ONE: "on exactly one rank",
             m.Scope.RANK: f"on rank {q.rank}",
+            m.Scope.ALL_BUT_ONE: "on every rank that left logs but one (that one is blamed)",
         }[q.scope]
         count = f"at least {q.min_count} line(s)"
         if q.max_count is not None:

@@ -50,6 +50,7 @@ class Scope(str, Enum):
     ALL = "all"  # every rank that left logs
     ONE = "one"  # exactly one rank: the failure is local to it
     RANK = "rank"  # the rank named in `Query.rank`
+    ALL_BUT_ONE = "all-but-one"  # every rank that left logs but one: the silent one is blamed
 
 
 class Query(Node):

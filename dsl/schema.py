@@ -48,7 +48,7 @@ class BlockSpec:
 
 
 SEVERITIES = ("critical", "high", "medium", "low")
-SCOPES = ("any", "all", "one", "rank")
+SCOPES = ("any", "all", "one", "rank", "all-but-one")
 
 CASE_FIELDS = (
     Field("title", TEXT, "Short name of the failure, as a person would search for it.", True),
@@ -169,7 +169,8 @@ COMMON_QUERY_FIELDS = (
 
 QUERY_FIELDS: dict[str, tuple[Field, ...]] = {
     "log": (
-        Field("pattern", REGEX, "A linear-time regex matched against each line."),
+        Field("pattern", REGEX, "A linear-time regex matched against each line. A named "
+              "group `(?P<rank>\\d+)` names the rank the line blames (the culprit)."),
         Field("files", STRINGS, 'Globs choosing files: ["**/plog-*.log"]. Default: every file.'),
         Field("sources", WORDS, "Only files of these evidence kinds: [nccl, pytorch]."),
         Field("scope", WORD, "Which ranks must show it.", choices=SCOPES),

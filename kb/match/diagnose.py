@@ -78,8 +78,9 @@ def _culprit(verdict_queries: dict[str, QueryResult], case: m.Case) -> int | Non
         r = verdict_queries.get(q.name)
         if r is None or r.truth is not Truth.TRUE or len(r.ranks) != 1:
             continue
-        strong = isinstance(q, m.LogQuery | m.StackQuery) and q.scope in (m.Scope.ONE,
-                                                                          m.Scope.RANK)
+        strong = (isinstance(q, m.LogQuery | m.StackQuery) and q.scope in (
+            m.Scope.ONE, m.Scope.RANK, m.Scope.ALL_BUT_ONE)) or (
+            isinstance(q, m.LogQuery) and "(?P<rank>" in q.pattern.pattern)
         votes[r.ranks[0]] += 3 if strong else 1
     if not votes:
         return None

@@ -19,6 +19,7 @@ from dsl import model as m
 from kb.evidence.facts import EvidenceLine, Facts
 from kb.match.regex import search
 from kb.match.results import QueryResult, Truth
+from kb.scan.engine import extract
 
 MAX_LINES = 20
 NO_RANK = -1
@@ -97,6 +98,10 @@ def eval_log(q: m.LogQuery, ctx: Context) -> QueryResult:
         if ok and len(ctx.facts.ranks) > 1:
             # the other ranks left logs and stayed silent: that is what "one rank" means
             ok = all(per_rank.get(r, 0) < q.min_count for r in ctx.facts.ranks if r not in ranked)
+    elif q.scope is m.Scope.ALL_BUT_ONE:
+        silent = set(ctx.facts.ranks) - set(ranked)
+        ok = len(ctx.facts.ranks) >= 2 and len(silent) == 1 and bool(ranked)
+        ranks = sorted(silent)  # the one rank that did not say it is the one to look at
     else:  # ALL
         known = set(ctx.facts.ranks)
         ok = len(known) >= 2 and known <= set(ranked)
@@ -106,6 +111,9 @@ def eval_log(q: m.LogQuery, ctx: Context) -> QueryResult:
         truth = Truth.TRUE
         if q.scope in (m.Scope.ONE, m.Scope.RANK):
             lines = [ln for ln in lines if ln.rank in ranks] or lines
+        blamed = _blamed_ranks(q, lines)
+        if blamed:
+            ranks = blamed
     detail = f"{total} matching line(s)"
     if per_rank:
         by_rank = ", ".join(
@@ -114,6 +122,20 @@ def eval_log(q: m.LogQuery, ctx: Context) -> QueryResult:
         detail += f" ({by_rank})"
     return QueryResult(name=q.name, kind=q.kind, truth=truth, lines=lines[:MAX_LINES] if ok else
                        lines[:3], detail=detail, ranks=ranks if ok else [])
+
+
+def _blamed_ranks(q: m.LogQuery, lines: list[EvidenceLine]) -> list[int]:
+    """Ranks named by a `(?P<rank>...)` group: the line says who is to blame, e.g.
+    "Rank 3 is running collective ..." or a heartbeat's "crimer rank"."""
+    if "(?P<rank>" not in q.pattern.pattern:
+        return []
+    found: set[int] = set()
+    for ln in lines:
+        groups = extract(q.pattern.pattern, ln.text, ignore_case=q.pattern.ignore_case)
+        value = (groups or {}).get("rank")
+        if value is not None and value.isdigit():
+            found.add(int(value))
+    return sorted(found)
 
 
 def _version_ok(version: str, spec: str) -> bool | None:
@@ -315,6 +337,10 @@ def eval_stack(q: m.StackQuery, ctx: Context) -> QueryResult:
     elif q.scope is m.Scope.RANK:
         ok = q.rank in hit_ranks
         ranked = [q.rank] if ok and q.rank is not None else []
+    elif q.scope is m.Scope.ALL_BUT_ONE:
+        silent = stack_ranks - set(ranked)
+        ok = len(stack_ranks) >= 2 and len(silent) == 1 and bool(ranked)
+        ranked = sorted(silent)
     elif q.scope is m.Scope.ONE:
         if len(stack_ranks) < 2:
             return QueryResult(name=q.name, kind=q.kind, truth=Truth.UNKNOWN,

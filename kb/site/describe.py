@@ -35,6 +35,7 @@ SCOPE_WORDS: dict[m.Scope, str] = {
     m.Scope.ANY: "of any rank",
     m.Scope.ALL: "of every rank",
     m.Scope.ONE: "of exactly one rank",
+    m.Scope.ALL_BUT_ONE: "of every rank but one (the silent rank is the culprit)",
 }
 
 COLLECTIVE_CHECKS: dict[str, str] = {

@@ -153,3 +153,27 @@ def test_log_scope_one_and_notes_are_not_logs() -> None:
     assert evaluate(q, ctx(facts, {"c/err": notes_only})).truth is Truth.FALSE
     no_logs = Facts(files=[EvidenceFile(path="notes.md", kind="notes")])
     assert evaluate(q, ctx(no_logs)).truth is Truth.UNKNOWN
+
+
+def test_log_scope_all_but_one_blames_the_silent_rank() -> None:
+    q = m.LogQuery(name="wd", pattern=m.Regex(pattern="Watchdog"), scope=m.Scope.ALL_BUT_ONE)
+    files = [EvidenceFile(path=f"r{r}.log", kind="pytorch", rank=r) for r in range(4)]
+    facts = Facts(files=files, ranks=[0, 1, 2, 3])
+    three = PatternHits(lines=[line(f"r{r}.log", 5, r) for r in (1, 2, 3)],
+                        counts={f"r{r}.log": {r: 1} for r in (1, 2, 3)})
+    r = evaluate(q, ctx(facts, {"c/wd": three}))
+    assert r.truth is Truth.TRUE and r.ranks == [0]
+    four = PatternHits(lines=[], counts={f"r{r}.log": {r: 1} for r in range(4)})
+    assert evaluate(q, ctx(facts, {"c/wd": four})).truth is Truth.FALSE
+    two = PatternHits(lines=[], counts={f"r{r}.log": {r: 1} for r in (1, 2)})
+    assert evaluate(q, ctx(facts, {"c/wd": two})).truth is Truth.FALSE
+
+
+def test_named_rank_group_names_the_culprit() -> None:
+    q = m.LogQuery(name="hb", pattern=m.Regex(pattern=r"crimer rank \[[^/\]]*/(?P<rank>\d+)\]"))
+    files = [EvidenceFile(path="plog.log", kind="plog", rank=0)]
+    text = "local rank [10.0.0.1/0]: crimer rank [10.0.0.2/3] status[LOST] by informer rank"
+    hit = EvidenceLine(file="plog.log", line=9, rank=0, text=text)
+    hits = PatternHits(lines=[hit], counts={"plog.log": {0: 1}})
+    r = evaluate(q, ctx(Facts(files=files, ranks=[0]), {"c/hb": hits}))
+    assert r.truth is Truth.TRUE and r.ranks == [3]  # the line's own rank 0 only reported it
