@@ -228,8 +228,11 @@ def diagnose_bundle(kb: KnowledgeBase, bundle: Any, only: str | None = None) -> 
     cases = [c for c in kb.cases if only is None or c.case.id == only]
     verdicts = [run_case(c, bundle) for c in cases]
     matches = _rank_order([v for v in verdicts if v.matched])
-    near = sorted((v for v in verdicts if not v.matched and v.score > 0),
-                  key=lambda v: -v.score)[:3]
+    # a near miss has at least one required clause that holds: a case whose requirements
+    # all failed is not "partly matching", whatever its supports say
+    near = sorted((v for v in verdicts if not v.matched and any(
+        c.role == "require" and c.truth is Truth.TRUE for c in v.clauses)),
+        key=lambda v: -v.score)[:3]
     facts = bundle.facts
     diagnosis = Diagnosis(
         evidence_root=str(bundle.root), evidence=evidence_summary(facts), matches=matches,

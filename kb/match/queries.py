@@ -66,9 +66,28 @@ def _file_ok(ctx: Context, path: str, q: m.LogQuery) -> bool:
     return _glob_ok(path, q.files)
 
 
+def _quoted_hits(q: m.LogQuery, ctx: Context) -> list[EvidenceLine]:
+    """Lines of a user's notes where the match sits inside `backticks`: an error line the
+    user pasted into their own words is tool output again, e.g. "I get `NCCL WARN …`"."""
+    if q.sources or q.files:
+        return []
+    hits = ctx.bundle.hits.get(f"{ctx.case_id}/{q.name}")
+    if hits is None:
+        return []
+    out = []
+    for ln in hits.lines:
+        if ctx.kind_of.get(ln.file) != "notes" or "`" not in ln.text:
+            continue
+        quoted = ln.text.split("`")[1::2]
+        if any(search(q.pattern.pattern, part, q.pattern.ignore_case) for part in quoted):
+            out.append(ln)
+    return out
+
+
 def eval_log(q: m.LogQuery, ctx: Context) -> QueryResult:
     eligible = [f.path for f in ctx.facts.files if _file_ok(ctx, f.path, q)]
-    if not eligible:
+    quoted = _quoted_hits(q, ctx)
+    if not eligible and not quoted:
         what = f"files of kind {q.sources}" if q.sources else "log files"
         if q.files:
             what += f" matching {q.files}"
@@ -84,6 +103,9 @@ def eval_log(q: m.LogQuery, ctx: Context) -> QueryResult:
                 for rank, n in counts.items():
                     per_rank[int(rank)] += n
         lines = [ln for ln in hits.lines if ln.file in allowed]
+    for ln in quoted:
+        per_rank[NO_RANK if ln.rank is None else ln.rank] += 1
+        lines.append(ln)
     total = sum(per_rank.values())
     ranked = {r: n for r, n in per_rank.items() if r != NO_RANK and n >= q.min_count}
     truth = Truth.FALSE
