@@ -11,7 +11,7 @@ from kb.evidence.facts import EvidenceLine, Facts
 _SCALARS = ("driver_version", "cuda_version", "cann_version", "nccl_version", "torch_cuda_version")
 _LISTS = (
     "package_captures", "env_captures", "devices", "collectives", "watchdog_timeouts", "mismatches",
-    "nccl_transports", "suspicious", "stacks", "source_findings", "notes", "process_failures",
+    "nccl_transports", "suspicious", "stacks", "source_findings", "notes", "pasted", "process_failures",
 )  # fmt: skip
 ENV_PREFIXES = ("NCCL_", "TORCH_", "CUDA_", "HCCL_", "ASCEND_")
 

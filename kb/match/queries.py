@@ -67,16 +67,21 @@ def _file_ok(ctx: Context, path: str, q: m.LogQuery) -> bool:
 
 
 def _quoted_hits(q: m.LogQuery, ctx: Context) -> list[EvidenceLine]:
-    """Lines of a user's notes where the match sits inside `backticks`: an error line the
-    user pasted into their own words is tool output again, e.g. "I get `NCCL WARN …`"."""
+    """Lines of a user's notes that are pasted tool output: inside a ``` block, or with the
+    match inside `backticks` ("I get `NCCL WARN …`"). Those are log lines again; the
+    surrounding prose ("no linkdown in syslog") is not."""
     if q.sources or q.files:
         return []
     hits = ctx.bundle.hits.get(f"{ctx.case_id}/{q.name}")
     if hits is None:
         return []
+    pasted = ctx.facts.pasted
     out = []
     for ln in hits.lines:
-        if ctx.kind_of.get(ln.file) != "notes" or "`" not in ln.text:
+        if ctx.kind_of.get(ln.file) != "notes":
+            continue
+        if any(f == ln.file and first <= ln.line <= last for f, first, last in pasted):
+            out.append(ln)
             continue
         quoted = ln.text.split("`")[1::2]
         if any(search(q.pattern.pattern, part, q.pattern.ignore_case) for part in quoted):
@@ -377,7 +382,8 @@ def eval_stack(q: m.StackQuery, ctx: Context) -> QueryResult:
 
 
 def eval_source(q: m.SourceQuery, ctx: Context) -> QueryResult:
-    if not any(f.kind == "python-source" for f in ctx.facts.files):
+    if not ctx.facts.source_findings and not any(f.kind == "python-source"
+                                                 for f in ctx.facts.files):
         return QueryResult(name=q.name, kind=q.kind, truth=Truth.UNKNOWN,
                            detail="no training script was handed over")
     found = [f for f in ctx.facts.source_findings

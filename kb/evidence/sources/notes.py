@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from kb.evidence.sources.base import WholeFileSource
+from kb.evidence.sources.python_source import PythonSource
 
 _NAMES = re.compile(
     r"^(readme|notes?|issue|description|problem|symptoms?|report|summary)([-_. ].*)?$", re.I
@@ -35,7 +36,47 @@ class NotesSource(WholeFileSource):
 
     def parse(self, text: str) -> None:
         notes = self.ctx.facts.notes
-        for no, raw in enumerate(text.splitlines(), 1):
+        lines = text.splitlines()
+        for no, raw in enumerate(lines, 1):
             if raw.strip() and len(notes) < _MAX_NOTES:
                 line = self.ctx.line(no, raw)
                 notes.append(self.ctx.evidence(line, self.name))
+        for first, last, language in fenced_blocks(lines):
+            self.ctx.facts.pasted.append((self.ctx.display, first, last))
+            block = lines[first - 1 : last]
+            if language in ("py", "python", "python3") or looks_like_python(block):
+                # analyse the pasted code where it stands: other lines blanked, numbers kept
+                masked = ["" for _ in lines]
+                masked[first - 1 : last] = block
+                PythonSource(self.ctx).parse("\n".join(masked))
+
+
+FENCE = re.compile(r"^\s*(```+|~~~+)\s*([\w+-]*)")
+
+
+def fenced_blocks(lines: list[str]) -> list[tuple[int, int, str]]:
+    """(first, last, language) of each fenced block's content, 1-based and inclusive.
+
+    >>> fenced_blocks(["words", "```python", "x = 1", "```", "```", "log"])
+    [(3, 3, 'python'), (6, 6, '')]
+    """
+    out: list[tuple[int, int, str]] = []
+    start: int | None = None
+    language = ""
+    for no, line in enumerate(lines, 1):
+        m = FENCE.match(line)
+        if m and start is None:
+            start, language = no + 1, m.group(2).lower()
+        elif m and line.strip().strip("`~") == "":
+            if start is not None and no - 1 >= start:
+                out.append((start, no - 1, language))
+            start = None
+    if start is not None and len(lines) >= start:
+        out.append((start, len(lines), language))  # an unclosed fence runs to the end
+    return out
+
+
+def looks_like_python(block: list[str]) -> bool:
+    code = "\n".join(block)
+    return bool(re.search(r"^\s*(def |import |from \w+ import |if .*:\s*$)|accelerator\.", code,
+                          re.M))

@@ -205,19 +205,69 @@ def dedent_code(text: str) -> str:
     return "\n".join(out)
 
 
+def _parse(text: str) -> ast.Module:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return ast.parse(text)
+
+
+_GAP = re.compile(r"^\s*(\.{2,}|…)[\s.…]*$")
+
+
+def _fill_gaps(lines: list[str]) -> list[str]:
+    """`......` lines where a user cut code out become `pass` at the indentation of the code
+    that follows them, so the pieces around the gap still parse."""
+    def indent(text: str) -> int:
+        return len(text) - len(text.lstrip())
+
+    def code(text: str) -> bool:
+        return bool(text.strip()) and not text.lstrip().startswith("#") and not _GAP.match(text)
+
+    out = list(lines)
+    for i, line in enumerate(out):
+        if not _GAP.match(line):
+            continue
+        prev = next((p for p in reversed(out[:i]) if code(p)), "")
+        nxt = next((n for n in out[i + 1 :] if code(n)), "")
+        if prev.rstrip().endswith(":"):  # the gap is the body of the block just opened
+            width = max(indent(line), indent(prev) + 4)
+        else:
+            width = indent(nxt) if nxt else indent(line)
+        out[i] = " " * width + "pass"
+    return out
+
+
 def parse_snippet(text: str) -> tuple[ast.Module | None, Exception | None]:
-    """Parse a whole script or a pasted excerpt (indented, or cut off at the end)."""
+    """Parse a whole script or a pasted excerpt: indented, cut off at the end, or with gaps
+    (`......`, a line missing its colon). Lines that do not parse are blanked one at a time,
+    keeping every other line at its own number, so findings still point at the right line."""
     error: Exception | None = None
     candidates = [text, dedent_code(text)]
     lines = candidates[1].splitlines()
     candidates += ["\n".join(lines[:-k]) for k in range(1, min(len(lines), 8))]
     for candidate in candidates:
         try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                return ast.parse(candidate), None
+            return _parse(candidate), None
         except (SyntaxError, ValueError) as exc:
             error = error or exc
+    work = _fill_gaps(lines)
+    for _ in range(min(len(work), 20)):
+        try:
+            return _parse("\n".join(work)), None
+        except SyntaxError as exc:
+            bad = (exc.lineno or 0) - 1
+            if not 0 <= bad < len(work) or not work[bad].strip():
+                break
+            line = work[bad]
+            indent = line[: len(line) - len(line.lstrip())]
+            stripped = line.strip()
+            if stripped.startswith(("def ", "class ", "if ", "for ", "while ", "with ", "elif ",
+                                    "else", "try", "except", "finally")) and not stripped.endswith(":"):
+                work[bad] = line + ":"  # a header that lost its colon
+            else:
+                work[bad] = indent + "pass"
+        except ValueError:
+            break
     return None, error
 
 
