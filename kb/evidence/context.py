@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import Any
 
 from kb.evidence.facts import EvidenceLine, Facts
 from kb.evidence.limits import Limits
@@ -17,18 +18,72 @@ from kb.evidence.ranks import (
     timestamp,
 )
 
+_PREFIX_STARTS = "[("  # launcher prefixes (`[rank1]:`, `[default0]:`, Ray's `(Worker pid=N)`)
 
-@dataclass
+
+_UNSET: Any = object()
+
+
 class Line:
-    """One matched line, decoded once and shared by every source interested in it."""
+    """One matched line, decoded once and shared by every source interested in it.
 
-    no: int
-    text: str  # as in the file (decoded, without the newline)
-    body: str  # launcher prefixes removed
-    rank: int | None
-    timestamp: str | None
-    pid: int | None
-    explicit_rank: bool  # rank came from the line itself, not from the file
+    The timestamp is only looked for when a source asks (most matched lines are never shown).
+    """
+
+    __slots__ = ("_timestamp", "body", "explicit_rank", "no", "pid", "rank", "text")
+
+    def __init__(
+        self,
+        no: int,
+        text: str,  # as in the file (decoded, without the newline)
+        body: str,  # launcher prefixes removed
+        rank: int | None,
+        timestamp: str | None = _UNSET,
+        pid: int | None = None,
+        explicit_rank: bool = False,  # rank came from the line itself, not from the file
+    ) -> None:
+        self.no, self.text, self.body, self.rank = no, text, body, rank
+        self._timestamp = timestamp
+        self.pid, self.explicit_rank = pid, explicit_rank
+
+    @property
+    def timestamp(self) -> str | None:
+        ts = self._timestamp
+        if ts is _UNSET:
+            ts = self._timestamp = timestamp(self.body)
+        return ts
+
+    def __repr__(self) -> str:
+        return (
+            f"Line(no={self.no!r}, text={self.text!r}, body={self.body!r}, rank={self.rank!r}, "
+            f"timestamp={self.timestamp!r}, pid={self.pid!r}, explicit_rank={self.explicit_rank!r})"
+        )
+
+
+_FIELDS_SET = frozenset(("file", "line", "rank", "text", "timestamp", "source"))
+_new = object.__new__
+_set = object.__setattr__
+
+
+def evidence_line(
+    file: str, line: int, rank: int | None, text: str, timestamp: str | None, source: str
+) -> EvidenceLine:
+    """`EvidenceLine(...)` without validation, for values already of the right types.
+
+    Same object as the validated constructor builds (same fields, same fields-set), about
+    three times faster; it is built for most matched lines.
+    """
+    ev = _new(EvidenceLine)
+    _set(
+        ev,
+        "__dict__",
+        {"file": file, "line": line, "rank": rank, "text": text, "timestamp": timestamp,
+         "source": source},
+    )  # fmt: skip
+    _set(ev, "__pydantic_fields_set__", set(_FIELDS_SET))
+    _set(ev, "__pydantic_extra__", None)
+    _set(ev, "__pydantic_private__", None)
+    return ev
 
 
 @dataclass
@@ -53,36 +108,35 @@ class FileContext:
             return self._cache[1]
         text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw
         text = text.rstrip("\r\n")
-        s = strip_prefixes(text)
-        body = s.body
-        rank = s.rank
-        if rank is None:
+        # cheap substring tests first: each regex below needs its literal to be on the line
+        if text[:1] in _PREFIX_STARTS and text:
+            s = strip_prefixes(text)
+            body, rank, local_rank, pid = s.body, s.rank, s.local_rank, s.pid
+        else:
+            body, rank, local_rank, pid = text, None, None, None
+        if rank is None and "ank" in body:
             rank = content_rank(body)
         explicit = rank is not None
-        if rank is None and s.local_rank is not None and self.file_rank is None:
-            rank = s.local_rank if self.hints.node_index is None else None
+        if rank is None and local_rank is not None and self.file_rank is None:
+            rank = local_rank if self.hints.node_index is None else None
             explicit = rank is not None
-        pid = s.pid if s.pid is not None else nccl_pid(body) if " NCCL " in body else None
+        if pid is None and " NCCL " in body:
+            pid = nccl_pid(body)
         if rank is None:
             rank = self.file_rank
-        if rank is None:
+        if rank is None and pid is not None:
             rank = self.pid_ranks.get(pid)
-        if rank is None:
+        if rank is None and ("Id[" in body or "localRank[" in body):
             rank = device_rank(body)
         if explicit and rank is not None:
             self.line_ranks[rank] += 1
-        line = Line(no, text, body, rank, timestamp(body), pid, explicit)
+        line = Line(no, text, body, rank, _UNSET, pid, explicit)
         self._cache = (no, line)
         return line
 
     def evidence(self, line: Line, source: str) -> EvidenceLine:
-        ev = EvidenceLine(
-            file=self.display,
-            line=line.no,
-            rank=line.rank,
-            text=line.text[:2000],
-            timestamp=line.timestamp,
-            source=source,
+        ev = evidence_line(
+            self.display, line.no, line.rank, line.text[:2000], line.timestamp, source
         )
         if line.rank is None and line.pid is not None:
             self._pending.append((line.pid, ev))

@@ -179,6 +179,8 @@ def timestamp(body: str) -> str | None:
     '2025-10-24-11:18:29.597.044'
     """
     head = body[:400]
+    if ":" not in head:  # both formats have one
+        return None
     m = _ISO.search(head)
     if m:
         return m.group(1)

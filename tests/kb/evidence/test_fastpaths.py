@@ -1,0 +1,34 @@
+"""The unvalidated fast paths build exactly what the validated constructors build."""
+
+from __future__ import annotations
+
+import pickle
+
+from kb.evidence.context import FileContext, Line, evidence_line
+from kb.evidence.facts import EvidenceLine
+from kb.evidence.limits import Limits
+from kb.evidence.ranks import PathHints
+
+
+def test_evidence_line_equals_validated() -> None:
+    fast = evidence_line("a/b.log", 3, None, "x", None, "case")
+    slow = EvidenceLine(file="a/b.log", line=3, rank=None, text="x", timestamp=None, source="case")
+    assert fast == slow
+    assert fast.model_fields_set == slow.model_fields_set
+    assert fast.model_dump_json() == slow.model_dump_json()
+    assert pickle.loads(pickle.dumps(fast)) == slow
+    fast.rank = 2
+    assert fast.rank == 2 and slow.rank is None
+
+
+def test_line_fast_paths_keep_attribution() -> None:
+    ctx = FileContext("x.log", PathHints(), Limits())
+    assert ctx.line(1, b"[default1]:[rank3]: boom 2025-03-12 10:01:02\r\n").rank == 3
+    plain = ctx.line(2, "no prefix, [Rank 5] in the message")
+    assert (plain.rank, plain.body, plain.timestamp) == (5, plain.text, None)
+    dev = ctx.line(3, "Entry-HcclAllReduce:tag[x], deviceLogicId[1]")
+    assert (dev.rank, dev.explicit_rank) == (1, False)
+    assert isinstance(dev, Line) and "deviceLogicId" in repr(dev)
+    assert ctx.line(4, b"h:4711:4801 [0] NCCL INFO x").pid == 4711
+    assert ctx.line(5, b"").rank is None
+    assert dict(ctx.line_ranks) == {3: 1, 5: 1}
