@@ -322,8 +322,7 @@ def _dispatcher(
         src = sources.get("text-log")
         if src is None:
             return
-        for no, raw in tail:
-            src.on_line("progress", ctx.line(no, raw))
+        src.on_lines(PROGRESS[1], [ctx.line(no, raw) for no, raw in tail])
         tail.clear()
 
     return on_line, flush_progress
@@ -353,5 +352,4 @@ def _tail_progress(fs_path: str, total_lines: int, ctx: FileContext, src: LineSo
             found.append((first + offset, text))
             if len(found) == PROGRESS_TAIL:
                 break
-    for no, text in reversed(found):
-        src.on_line(PROGRESS[1], ctx.line(no, text))
+    src.on_lines(PROGRESS[1], [ctx.line(no, text) for no, text in reversed(found)])

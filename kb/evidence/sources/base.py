@@ -36,6 +36,11 @@ class LineSource(Source):
     def on_line(self, key: str, line: Line) -> None:
         raise NotImplementedError
 
+    def on_lines(self, key: str, lines: list[Line]) -> None:
+        """Several lines of one key, in file order (a source may keep only what it needs)."""
+        for line in lines:
+            self.on_line(key, line)
+
     def finish(self) -> None:
         """Called once after the file's last line."""
 

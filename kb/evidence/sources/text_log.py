@@ -53,6 +53,18 @@ class TextLogSource(LineSource):
     def sniff(cls, head: str, name: str) -> float:
         return 0.1 if _NAME.search(name) else 0.05
 
+    def on_lines(self, key: str, lines: list[Line]) -> None:
+        if key != "progress":
+            super().on_lines(key, lines)
+            return
+        # only the last progress line of each rank is kept: build evidence for those alone
+        # (same facts, same key order as one on_line call per line)
+        last: dict[int, Line] = {}
+        for line in lines:
+            last[-1 if line.rank is None else line.rank] = line
+        for line in last.values():
+            self.on_line(key, line)
+
     def on_line(self, key: str, line: Line) -> None:
         if key == "progress":
             rank = -1 if line.rank is None else line.rank
