@@ -175,7 +175,7 @@ class Facts(BaseModel):
     stacks: list[StackThread] = Field(default_factory=list)
     source_findings: list[SourceFinding] = Field(default_factory=list)
     notes: list[EvidenceLine] = Field(default_factory=list)  # the user's own words
-    # (file, first line, last line) of ``` blocks in notes: pasted logs and code, not words
+    # (file, first line, last line) of ``` blocks in notes holding pasted logs, not words
     pasted: list[tuple[str, int, int]] = Field(default_factory=list)
     conflicts: list[str] = Field(default_factory=list)  # two captures disagree: said plainly
     process_failures: list[ProcessFailure] = Field(default_factory=list)

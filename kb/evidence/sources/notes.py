@@ -42,13 +42,14 @@ class NotesSource(WholeFileSource):
                 line = self.ctx.line(no, raw)
                 notes.append(self.ctx.evidence(line, self.name))
         for first, last, language in fenced_blocks(lines):
-            self.ctx.facts.pasted.append((self.ctx.display, first, last))
             block = lines[first - 1 : last]
             if language in ("py", "python", "python3") or looks_like_python(block):
                 # analyse the pasted code where it stands: other lines blanked, numbers kept
                 masked = ["" for _ in lines]
                 masked[first - 1 : last] = block
                 PythonSource(self.ctx).parse("\n".join(masked))
+            else:  # a pasted log: log queries read these lines like any log file
+                self.ctx.facts.pasted.append((self.ctx.display, first, last))
 
 
 FENCE = re.compile(r"^\s*(```+|~~~+)\s*([\w+-]*)")

@@ -238,37 +238,44 @@ def _fill_gaps(lines: list[str]) -> list[str]:
 
 
 def parse_snippet(text: str) -> tuple[ast.Module | None, Exception | None]:
-    """Parse a whole script or a pasted excerpt: indented, cut off at the end, or with gaps
-    (`......`, a line missing its colon). Lines that do not parse are blanked one at a time,
-    keeping every other line at its own number, so findings still point at the right line."""
+    """Parse a whole script or a pasted excerpt: indented, with gaps (`......`, a header
+    that lost its colon), or cut off at the end. Lines that do not parse are repaired or
+    blanked one at a time, every other line keeping its number, so findings still point at
+    the right line."""
     error: Exception | None = None
-    candidates = [text, dedent_code(text)]
-    lines = candidates[1].splitlines()
-    candidates += ["\n".join(lines[:-k]) for k in range(1, min(len(lines), 8))]
-    for candidate in candidates:
+    for candidate in (text, dedent_code(text)):
         try:
             return _parse(candidate), None
         except (SyntaxError, ValueError) as exc:
             error = error or exc
-    work = _fill_gaps(lines)
-    for _ in range(min(len(work), 20)):
+    work = _fill_gaps(dedent_code(text).splitlines())
+    for _ in range(min(len(work), 30)):
         try:
             return _parse("\n".join(work)), None
         except SyntaxError as exc:
             bad = (exc.lineno or 0) - 1
-            if not 0 <= bad < len(work) or not work[bad].strip():
+            if not 0 <= bad < len(work):
                 break
+            if not work[bad].strip():  # the file ends inside a block: close it
+                work.append(" " * (len(work[bad - 1]) - len(work[bad - 1].lstrip()) + 4)
+                            + "pass")
+                continue
             line = work[bad]
             indent = line[: len(line) - len(line.lstrip())]
             stripped = line.strip()
-            if stripped.startswith(("def ", "class ", "if ", "for ", "while ", "with ", "elif ",
-                                    "else", "try", "except", "finally")) and not stripped.endswith(":"):
+            if stripped.startswith(_HEADERS) and not stripped.endswith(":"):
                 work[bad] = line + ":"  # a header that lost its colon
+            elif stripped == "pass":
+                work[bad] = ""
             else:
                 work[bad] = indent + "pass"
         except ValueError:
             break
     return None, error
+
+
+_HEADERS = ("def ", "class ", "if ", "for ", "while ", "with ", "elif ", "else", "try",
+            "except", "finally", "async def ")
 
 
 def _functions_with_collectives(tree: ast.Module) -> dict[str, tuple[str, int]]:
