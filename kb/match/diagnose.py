@@ -71,17 +71,34 @@ def _missing_for(q: m.Query, result: QueryResult) -> Missing:
     )
 
 
-def _culprit(verdict_queries: dict[str, QueryResult], case: m.Case) -> int | None:
-    """The rank the evidence singles out: one rank in a one-rank or per-rank query first."""
+def _singles_out(q: m.Query, facts: Any) -> int:
+    """How strongly a query's ranks name a culprit: 3 for queries built to single out a
+    rank; 1 for cross-rank comparisons, main-only code and log lines of one rank; stacks
+    only when several ranks' stacks were handed over (one rank's stack says where it
+    waits, not that it is to blame)."""
+    if isinstance(q, m.LogQuery | m.StackQuery) and q.scope in (
+            m.Scope.ONE, m.Scope.RANK, m.Scope.ALL_BUT_ONE):
+        return 3
+    if isinstance(q, m.LogQuery) and "(?P<rank>" in q.pattern.pattern:
+        return 3
+    if isinstance(q, m.CollectivesQuery | m.SourceQuery):
+        return 1
+    if isinstance(q, m.LogQuery):
+        return 1  # an error line raised on one rank makes that rank the first suspect
+    if isinstance(q, m.StackQuery):  # a stack shows where a rank waits, not that it failed
+        return 1 if len({t.rank for t in facts.stacks if t.rank is not None}) >= 2 else 0
+    return 0
+
+
+def _culprit(verdict_queries: dict[str, QueryResult], case: m.Case, facts: Any) -> int | None:
+    """The rank the evidence singles out, or None when nothing does (or two ranks tie)."""
     votes: Counter[int] = Counter()
     for q in case.queries:
         r = verdict_queries.get(q.name)
-        if r is None or r.truth is not Truth.TRUE or len(r.ranks) != 1:
+        weight = _singles_out(q, facts)
+        if r is None or r.truth is not Truth.TRUE or len(r.ranks) != 1 or not weight:
             continue
-        strong = (isinstance(q, m.LogQuery | m.StackQuery) and q.scope in (
-            m.Scope.ONE, m.Scope.RANK, m.Scope.ALL_BUT_ONE)) or (
-            isinstance(q, m.LogQuery) and "(?P<rank>" in q.pattern.pattern)
-        votes[r.ranks[0]] += 3 if strong else 1
+        votes[r.ranks[0]] += weight
     if not votes:
         return None
     (best, n), *rest = votes.most_common()
@@ -147,7 +164,8 @@ def run_case(compiled: CompiledCase, bundle: Any) -> Verdict:
             unique.append((name, ln))
     return Verdict(
         id=case.id, title=case.title.en, matched=matched, score=round(score, 3),
-        confidence=confidence, culprit_rank=_culprit(results, case) if matched else None,
+        confidence=confidence,
+        culprit_rank=_culprit(results, case, bundle.facts) if matched else None,
         clauses=clauses, queries=list(results.values()), evidence=unique, against=against,
         against_reasons=reasons, missing=list(missing.values()),
         specializes=list(case.specializes), page=site_page(case.id),
