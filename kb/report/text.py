@@ -141,7 +141,14 @@ def render_text(diagnosis: Diagnosis, kb: KnowledgeBase, *, colour: bool = False
             for v in diagnosis.near_misses:
                 failed = [c.text for c in v.clauses if c.role == "require" and c.truth.value
                           != "true"]
-                out.append(f"  - {v.id} (score {v.score:.2f}): missing {'; '.join(failed)}")
+                ruled = [c.text for c in v.clauses if c.role == "rule_out" and c.truth.value
+                         == "true"]
+                why = []
+                if failed:
+                    why.append(f"missing {'; '.join(failed)}")
+                if ruled:
+                    why.append(f"ruled out by {'; '.join(ruled)}")
+                out.append(f"  - {v.id} (score {v.score:.2f}): {', '.join(why)}")
             out.append("")
         if diagnosis.suspicious:
             out.append("Most suspicious lines per rank:")
