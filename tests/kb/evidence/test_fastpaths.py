@@ -32,3 +32,13 @@ def test_line_fast_paths_keep_attribution() -> None:
     assert ctx.line(4, b"h:4711:4801 [0] NCCL INFO x").pid == 4711
     assert ctx.line(5, b"").rank is None
     assert dict(ctx.line_ranks) == {3: 1, 5: 1}
+
+
+def test_evidence_line_pickles_with_its_fields_set() -> None:
+    partial = EvidenceLine(file="f", line=1, text="t")
+    back = pickle.loads(pickle.dumps(partial))
+    assert back == partial and back.model_fields_set == partial.model_fields_set
+    full = evidence_line("f", 1, 2, "t", "ts", "nccl")
+    back = pickle.loads(pickle.dumps([full, full]))
+    assert back[0] == full and back[0] is back[1]
+    assert back[0].model_fields_set == full.model_fields_set
