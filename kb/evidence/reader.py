@@ -6,6 +6,8 @@ and merges what every file contributed into one `Facts` plus the case-pattern hi
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import multiprocessing
 import os
 from collections.abc import Iterator, Sequence
@@ -51,6 +53,28 @@ def read_evidence(
     Raises FileNotFoundError when `path` does not exist and ValueError when a pattern does not
     compile; everything wrong with the evidence itself is reported in `facts.skipped`.
     """
+    with _gc_paused():
+        return _read_evidence(path, patterns, workers, limits)
+
+
+@contextlib.contextmanager
+def _gc_paused() -> Iterator[None]:
+    """No cyclic garbage collection while reading: the reader allocates tens of thousands of
+    small objects (lines, evidence, results unpickled from workers) and creates no cycles, so
+    the collector's repeated passes over the growing heap were a fifth of the CPU time.
+    Reference counting still frees everything as usual."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _read_evidence(
+    path: str | Path, patterns: Sequence[LogPattern], workers: int | None, limits: Limits | None
+) -> EvidenceBundle:
     limits = limits or Limits()
     pats = tuple(LogPattern(*p) for p in patterns)
     check_patterns(pats)
