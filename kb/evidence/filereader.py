@@ -28,6 +28,7 @@ from kb.evidence.registry import LINE_SOURCES, SOURCES, classify
 from kb.evidence.scanning import PatternSet, scan_stream
 from kb.evidence.sources.base import LineSource, WholeFileSource
 from kb.evidence.sources.text_log import TextLogSource
+from kb.scan.engine import _line_regex
 
 CASE = "<case>"
 
@@ -328,9 +329,33 @@ def _dispatcher(
     return on_line, flush_progress
 
 
+_NON_ASCII_WORD = re.compile(r"[^\W\x00-\x7f]")
+
+
+@lru_cache(maxsize=1)
+def _progress_matcher() -> Callable[[str], bool]:
+    """`re.search(progress, text, re.IGNORECASE)`, answered by RE2 when that is the same answer.
+
+    Python's `re` is the reference (Unicode digits are `\\d`, `ſ` matches `s` caselessly, `\\b`
+    sees non-ASCII letters); RE2 on bytes agrees whenever no character outside ASCII is a word
+    character, which is every tqdm bar, and is about seven times faster on these lines."""
+    regex = dict(TextLogSource.patterns)[PROGRESS[1]][0]
+    slow = re.compile(regex, re.IGNORECASE)
+    fast = _line_regex(regex, True)
+
+    def is_progress(text: str) -> bool:
+        if text.isascii():
+            return fast.search(text.encode("ascii")) is not None
+        if _NON_ASCII_WORD.search(text) is None:
+            return fast.search(text.encode("utf-8", "surrogatepass")) is not None
+        return slow.search(text) is not None
+
+    return is_progress
+
+
 def _tail_progress(fs_path: str, total_lines: int, ctx: FileContext, src: LineSource) -> None:
     """The last progress lines of a large file, found in its last MiB (a seek, not a scan)."""
-    pattern = re.compile(dict(TextLogSource.patterns)[PROGRESS[1]][0], re.IGNORECASE)
+    is_progress = _progress_matcher()
     try:
         with open(fs_path, "rb") as fh:
             fh.seek(0, os.SEEK_END)
@@ -348,7 +373,7 @@ def _tail_progress(fs_path: str, total_lines: int, ctx: FileContext, src: LineSo
     found: list[tuple[int, str]] = []
     for offset in range(len(lines) - 1, -1, -1):  # from the end: the last bars are the ones
         text = lines[offset][:65536].decode("utf-8", "replace")
-        if pattern.search(text):
+        if is_progress(text):
             found.append((first + offset, text))
             if len(found) == PROGRESS_TAIL:
                 break

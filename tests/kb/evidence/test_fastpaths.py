@@ -42,3 +42,19 @@ def test_evidence_line_pickles_with_its_fields_set() -> None:
     back = pickle.loads(pickle.dumps([full, full]))
     assert back[0] == full and back[0] is back[1]
     assert back[0].model_fields_set == full.model_fields_set
+
+
+def test_progress_matcher_agrees_with_python_re() -> None:
+    import re
+
+    from kb.evidence.filereader import _progress_matcher
+    from kb.evidence.sources.text_log import TextLogSource
+
+    slow = re.compile(TextLogSource.patterns["progress"][0], re.IGNORECASE)
+    fast = _progress_matcher()
+    for text in [
+        "Training:   0%|▍        | 0/1000 [00:00<12:31, 2.43it/s]", "ſtep 5", "éstep 5",
+        "step ٣", "İteration 3", "Epoch: 4", "xstep 1", "_step 1", "step\u00a0=1", "no bar",
+        "\ufffd 3/10 [00:01", "STEP=7",
+    ]:  # fmt: skip
+        assert fast(text) == bool(slow.search(text)), text
