@@ -8,15 +8,12 @@ from __future__ import annotations
 
 import contextlib
 import gc
-import multiprocessing
 import os
 from collections.abc import Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-from kb.evidence.archives import iter_archive
 from kb.evidence.bounded import InflateBudget
 from kb.evidence.facts import EvidenceLine, Facts, SkippedFile
 from kb.evidence.filereader import FileResult, LogPattern, check_patterns, read_file
@@ -138,6 +135,8 @@ def _read_task(
     task.budget = budget
     if task.archive or is_archive(task.display):
         skipped: list[SkippedFile] = []
+        from kb.evidence.archives import iter_archive  # tarfile/zipfile: only for archives
+
         for member in iter_archive(task, budget, skipped):
             yield read_file(member, patterns, limits)
             while skipped:
@@ -175,6 +174,9 @@ def _parallel(
     hints: dict[str, PathHints],
 ) -> list[FileResult]:
     """Each worker gets an equal share of the inflate budget; results keep the input order."""
+    import multiprocessing  # imported here: most folders are read in-process
+    from concurrent.futures import ProcessPoolExecutor
+
     ctx = multiprocessing.get_context("fork")
     jobs = [(t, patterns, limits, hints.get(t.display)) for t in tasks]
     with ProcessPoolExecutor(

@@ -13,9 +13,6 @@ from __future__ import annotations
 
 import re
 
-from ruamel.yaml import YAML
-from ruamel.yaml.error import YAMLError
-
 from kb.evidence.facts import EvidenceLine
 from kb.evidence.sources.base import WholeFileSource
 
@@ -44,6 +41,9 @@ class AccelerateConfigSource(WholeFileSource):
         return 0.5 if hits == 1 and name.endswith((".yaml", ".yml")) else 0.0
 
     def parse(self, text: str) -> None:
+        from ruamel.yaml import YAML  # imported here: only config files need it
+        from ruamel.yaml.error import YAMLError
+
         try:
             data = YAML(typ="safe", pure=True).load(text)
         except (YAMLError, ValueError, TypeError) as exc:
