@@ -19,9 +19,6 @@ from kb.evidence.ranks import (
     timestamp,
 )
 
-_PREFIX_STARTS = "[("  # launcher prefixes (`[rank1]:`, `[default0]:`, Ray's `(Worker pid=N)`)
-
-
 _UNSET: Any = object()
 
 
@@ -133,7 +130,8 @@ class FileContext:
         text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw
         text = text.rstrip("\r\n")
         # cheap substring tests first: each regex below needs its literal to be on the line
-        if text[:1] in _PREFIX_STARTS and text:
+        first = text[:1]
+        if (first == "[" and "]:" in text) or (first == "(" and " pid=" in text):
             s = strip_prefixes(text)
             body, rank, local_rank, pid = s.body, s.rank, s.local_rank, s.pid
         else:

@@ -75,20 +75,24 @@ def strip_prefixes(text: str) -> Stripped:
     """
     out = Stripped(body=text)
     for _ in range(4):
-        m = _PREFIX.match(out.body)
-        if m:
+        first = out.body[:1]  # each prefix has its own first character
+        if first == "[":
+            m = _PREFIX.match(out.body)
+            if m is None:
+                break
             if m.group(1).lower() == "rank":
                 out.rank = int(m.group(2))
             else:
                 out.local_rank = int(m.group(2))
             out.body = out.body[m.end() :]
-            continue
-        m = _RAY.match(out.body)
-        if m:
+        elif first == "(":
+            m = _RAY.match(out.body)
+            if m is None:
+                break
             out.pid = int(m.group(2))
             out.body = out.body[m.end() :]
-            continue
-        break
+        else:
+            break
     return out
 
 
