@@ -67,7 +67,9 @@ def render_json(diagnosis: Diagnosis, kb: KnowledgeBase) -> str:
         "evidence_root": diagnosis.evidence_root,
         "evidence": diagnosis.evidence,
         "matches": [_verdict(v, kb) for v in diagnosis.matches],
-        "near_misses": [{"id": v.id, "score": v.score,
+        "near_misses": [{"id": v.id, "title": v.title, "score": v.score,
+                         "conditions": [c.model_dump(mode="json") for c in v.clauses],
+                         "against": v.against_reasons,
                          "missing": [m.model_dump() for m in v.missing]}
                         for v in diagnosis.near_misses],
         "distinctions": [d.model_dump() for d in diagnosis.distinctions],
