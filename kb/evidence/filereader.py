@@ -55,6 +55,7 @@ class Compiled:
 PROGRESS_TAIL = 512  # last progress lines kept per file: enough for every rank of a console
 PROGRESS = ("text-log", "progress")
 TAIL_BYTES = 1 << 20  # how much of a large file's end is searched for progress lines
+TAIL_FIRST = 128 << 10  # tried first: enough when progress bars are most of the log
 TAIL_FROM = 0  # files on disk larger than this read progress from their tail
 
 
@@ -354,20 +355,34 @@ def _progress_matcher() -> Callable[[str], bool]:
 
 
 def _tail_progress(fs_path: str, total_lines: int, ctx: FileContext, src: LineSource) -> None:
-    """The last progress lines of a large file, found in its last MiB (a seek, not a scan)."""
+    """The last progress lines of a large file, found in its last MiB (a seek, not a scan).
+
+    The last 128 KiB are tried first: when they hold PROGRESS_TAIL progress lines, those are
+    the ones the whole MiB would give (searched from the end), so the rest is not read."""
     is_progress = _progress_matcher()
     try:
         with open(fs_path, "rb") as fh:
             fh.seek(0, os.SEEK_END)
             end = fh.tell()
-            fh.seek(max(0, end - TAIL_BYTES))
-            data = fh.read(TAIL_BYTES)
+            for window in (min(TAIL_FIRST, TAIL_BYTES), TAIL_BYTES):
+                fh.seek(max(0, end - window))
+                data = fh.read(window)
+                found = _progress_lines(data, end > window, total_lines, is_progress)
+                if len(found) == PROGRESS_TAIL or end <= window or window == TAIL_BYTES:
+                    break
     except OSError:
         return
+    src.on_lines(PROGRESS[1], [ctx.line(no, text) for no, text in reversed(found)])
+
+
+def _progress_lines(
+    data: bytes, cut: bool, total_lines: int, is_progress: Callable[[str], bool]
+) -> list[tuple[int, str]]:
+    """(line number, text) of the last PROGRESS_TAIL progress lines of a file's tail, last first."""
     lines = data.split(b"\n")
     if data.endswith(b"\n"):
         lines.pop()
-    if end > TAIL_BYTES:
+    if cut:
         lines = lines[1:]  # the first piece is the end of a line cut by the seek
     first = total_lines - len(lines) + 1
     found: list[tuple[int, str]] = []
@@ -377,4 +392,4 @@ def _tail_progress(fs_path: str, total_lines: int, ctx: FileContext, src: LineSo
             found.append((first + offset, text))
             if len(found) == PROGRESS_TAIL:
                 break
-    src.on_lines(PROGRESS[1], [ctx.line(no, text) for no, text in reversed(found)])
+    return found

@@ -58,3 +58,28 @@ def test_progress_matcher_agrees_with_python_re() -> None:
         "\ufffd 3/10 [00:01", "STEP=7",
     ]:  # fmt: skip
         assert fast(text) == bool(slow.search(text)), text
+
+
+def test_tail_progress_first_window_gives_the_full_window_answer(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from kb.evidence import filereader
+    from kb.evidence.reader import read_evidence
+
+    pad = "x" * 40
+
+    def text(dense_from: int) -> str:  # ~360 KiB: more than the first window
+        return "".join(
+            f"[rank{i % 3}]: step {i} loss 0.1 {pad}\n" if i % 7 == 0 or i > dense_from
+            else f"log {i} {pad}\n"
+            for i in range(6000)
+        )  # fmt: skip
+
+    (tmp_path / "dense.log").write_text(text(3000))  # the first 128 KiB are enough
+    (tmp_path / "sparse.log").write_text(text(6000))  # they are not: the whole MiB is read
+
+    def last() -> dict[int, tuple[int, str]]:
+        facts = read_evidence(tmp_path, workers=1).facts
+        return {r: (ev.line, ev.text) for r, ev in facts.last_progress.items()}
+
+    windowed = last()
+    monkeypatch.setattr(filereader, "TAIL_FIRST", filereader.TAIL_BYTES)
+    assert windowed == last() and windowed
