@@ -65,14 +65,21 @@ def test_line_numbers_across_chunk_boundaries(engine: str) -> None:
 
 @pytest.mark.parametrize("chunk", [7, 64, 2048, 1 << 20])
 def test_matches_reference_on_generated_corpus(engine: str, chunk: int, tmp_path: Path) -> None:
-    if engine == "re2" and chunk < 1024:
-        pytest.skip("re2 cannot stream: lines longer than chunk_size are only partly matched")
     gen.write_folder(tmp_path, 0.05, 2)
     data = b"".join(p.read_bytes() for p in sorted(tmp_path.iterdir()))
     pats = gen.make_patterns(120)
     hits, stats = run(data, pats, engine, chunk_size=chunk)
-    assert hits == reference(data, pats)
+    expected = reference(data, pats)
     assert stats.lines == data.count(b"\n")
+    if engine == "re2" and chunk < 1024:
+        # documented limit: RE2 cannot stream, so a line longer than the chunk is matched
+        # only on its first chunk. It may miss hits there, but never invents one.
+        by_line = {no: set(ids) for no, _, ids in expected}
+        assert all(set(ids) <= by_line.get(no, set()) for no, _, ids in hits)
+        short = [h for h in expected if len(h[1]) < chunk]  # lines that fit one chunk
+        assert all(h in hits for h in short)
+        return
+    assert hits == expected
 
 
 def test_hyperscan_and_re2_agree(tmp_path: Path) -> None:
