@@ -1,14 +1,7 @@
-"""Chooses the line scanner: the hyperscan/RE2 engine (`kb.scan.engine`) when present, else the
-pure-Python stand-in with the same signature."""
+"""The line scanner the evidence reader uses: `kb.scan.engine` (hyperscan, RE2 fallback)."""
 
 from __future__ import annotations
 
-try:
-    from kb.scan.engine import PatternSet, scan_stream
-except ImportError:  # pragma: no cover - only before kb.scan lands
-    from kb.evidence._scan_fallback import (  # type: ignore[assignment]
-        PatternSet,
-        scan_stream,
-    )
+from kb.scan.engine import PatternSet, scan_stream
 
 __all__ = ["PatternSet", "scan_stream"]
