@@ -15,7 +15,7 @@ from pydantic import BaseModel, Field
 
 from dsl import model as m
 from dsl.compiler import CompiledCase, KnowledgeBase
-from dsl.explain import describe_query
+from dsl.explain import describe_expr, describe_query
 from kb.evidence.facts import EvidenceLine
 from kb.match.condition import evaluate_expr, positive_refs
 from kb.match.queries import Context, evaluate
@@ -117,8 +117,6 @@ def run_case(compiled: CompiledCase, bundle: Any) -> Verdict:
     against: list[tuple[str, EvidenceLine]] = []
     reasons: list[str] = []
     missing: dict[str, Missing] = {}
-    from dsl.explain import describe_expr
-
     for clause in case.condition.clauses:
         truth = evaluate_expr(clause.expr, truths)
         clauses.append(ClauseResult(role=clause.role.value, text=describe_expr(clause.expr),
