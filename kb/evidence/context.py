@@ -156,6 +156,20 @@ class FileContext:
         self._cache = (no, line)
         return line
 
+    def rank_of(self, no: int, raw: bytes) -> int | None:
+        """`self.line(no, raw).rank`, without decoding when the line cannot name a rank itself.
+
+        Only the file's rank is left when the line has no launcher prefix (`[..]:`, `(.. pid=`)
+        and no `ank` for a rank in its message; that is the same test `line` makes first.
+        """
+        if self._cache is not None and self._cache[0] == no:
+            return self._cache[1].rank
+        if self.file_rank is not None and b"ank" not in raw:
+            first = raw[:1]
+            if not ((first == b"[" and b"]:" in raw) or (first == b"(" and b" pid=" in raw)):
+                return self.file_rank
+        return self.line(no, raw).rank
+
     def evidence(self, line: Line, source: str) -> EvidenceLine:
         ev = evidence_line(
             self.display, line.no, line.rank, line.text[:2000], line.timestamp, source

@@ -235,14 +235,14 @@ def _read(
             size = len(data)
             lines = text.count("\n") + (0 if not text or text.endswith("\n") else 1)
             if compiled.case_set is not None:
-                scan_stream(
-                    io.BytesIO(data), compiled.case_set, _dispatcher(ctx, result, compiled, {})[0]
-                )
+                on_case_line, finish_case_scan = _dispatcher(ctx, result, compiled, {})
+                scan_stream(io.BytesIO(data), compiled.case_set, on_case_line)
+                finish_case_scan()
     if not issubclass(SOURCES[kind], WholeFileSource):
         sources: dict[str, LineSource] = {c.name: c(ctx) for c in LINE_SOURCES}
-        dispatch, flush_progress = _dispatcher(ctx, result, compiled, sources)
+        dispatch, finish_scan = _dispatcher(ctx, result, compiled, sources)
         stats = scan_stream(cast(BinaryIO, body), compiled.log_set, dispatch)
-        flush_progress()
+        finish_scan()
         if from_tail and f.fs_path is not None and "text-log" in sources:
             _tail_progress(f.fs_path, stats.lines, ctx, sources["text-log"])
         size, lines = stats.bytes, stats.lines
@@ -278,56 +278,85 @@ def _guarded(ctx: FileContext, result: FileResult, name: str, call: object) -> N
 def _dispatcher(
     ctx: FileContext, result: FileResult, compiled: Compiled, sources: dict[str, LineSource]
 ) -> tuple[Callable[[int, bytes, list[int]], None], Callable[[], None]]:
-    """The per-matched-line callback for the scanner, and what to run once the scan ends."""
+    """The per-matched-line callback for the scanner, and what to run once the scan ends.
+
+    Python work per matched line is what limits throughput, so a line is decoded and attributed
+    (`ctx.line`) only when someone needs more than its rank: a source that has not declined it
+    (`LineSource.skip`), or a case pattern still filling its first lines. Case hits past those
+    keep their raw bytes in a short tail (the last lines before a hang are the telling ones) and
+    are only counted per rank, which `ctx.rank_of` answers without decoding in most files.
+    """
     owners = compiled.owners
     cap = ctx.limits.hits_per_file
+    head_cap = cap - cap // 2
     failed: set[str] = set()
     counters: dict[str, Counter[int]] = {}
-    tail: deque[tuple[int, bytes]] = deque(maxlen=PROGRESS_TAIL)
-
+    tails: dict[str, deque[tuple[int, bytes]]] = {}
+    progress: deque[tuple[int, bytes]] = deque(maxlen=PROGRESS_TAIL)
     progress_id = compiled.progress_id
+    raw_filters = {name: src for name, src in sources.items() if src.raw_keys}
+
+    def fail(owner: str, no: int, exc: Exception) -> None:
+        failed.add(owner)
+        result.skipped.append(
+            SkippedFile(
+                path=ctx.display,
+                reason=f"partly read: source {owner} failed at line {no}: {exc!r}"[:300],
+            )
+        )
 
     def on_line(no: int, raw: bytes, ids: list[int]) -> None:
         if len(ids) == 1 and ids[0] == progress_id:
             # progress bars can be most of a log; only the last ones per rank matter, so
             # keep the raw lines and attribute the survivors once the file is read
-            tail.append((no, raw))
+            progress.append((no, raw))
             return
-        line = ctx.line(no, raw)
+        line = None
         for pid in ids:
             owner, key = owners[pid]
             if owner == CASE:
-                hits = result.hits.setdefault(key, [])
-                if len(hits) < cap:
-                    hits.append(ctx.evidence(line, "case"))
                 counter = counters.get(key)
                 if counter is None:
                     counter = counters[key] = Counter()
                     result.counts[key] = counter
-                counter[-1 if line.rank is None else line.rank] += 1
+                    result.hits[key] = []
+                hits = result.hits[key]
+                if len(hits) < head_cap:
+                    if line is None:
+                        line = ctx.line(no, raw)
+                    hits.append(ctx.evidence(line, "case"))
+                    rank = line.rank
+                else:
+                    tail = tails.get(key)
+                    if tail is None:
+                        tail = tails[key] = deque(maxlen=cap - head_cap)
+                    tail.append((no, raw))
+                    rank = line.rank if line is not None else ctx.rank_of(no, raw)
+                counter[-1 if rank is None else rank] += 1
                 continue
             src = sources.get(owner)
             if src is None or owner in failed:
                 continue
             try:
+                if owner in raw_filters and key in src.raw_keys and src.skip(key, raw):
+                    continue
+                if line is None:
+                    line = ctx.line(no, raw)
                 src.on_line(key, line)
             except Exception as exc:
-                failed.add(owner)
-                result.skipped.append(
-                    SkippedFile(
-                        path=ctx.display,
-                        reason=f"partly read: source {owner} failed at line {no}: {exc!r}"[:300],
-                    )
-                )
+                fail(owner, no, exc)
 
-    def flush_progress() -> None:
+    def finish() -> None:
+        for key, tail in tails.items():
+            result.hits[key].extend(ctx.evidence(ctx.line(no, raw), "case") for no, raw in tail)
+        tails.clear()
         src = sources.get("text-log")
         if src is None:
             return
-        src.on_lines(PROGRESS[1], [ctx.line(no, raw) for no, raw in tail])
-        tail.clear()
+        src.on_lines(PROGRESS[1], [ctx.line(no, raw) for no, raw in progress])
+        progress.clear()
 
-    return on_line, flush_progress
+    return on_line, finish
 
 
 _NON_ASCII_WORD = re.compile(r"[^\W\x00-\x7f]")

@@ -29,9 +29,15 @@ class LineSource(Source):
     """
 
     patterns: ClassVar[dict[str, tuple[str, bool]]] = {}
+    raw_keys: ClassVar[frozenset[str]] = frozenset()  # keys whose lines go through `skip` first
 
     def __init__(self, ctx: FileContext) -> None:
         self.ctx = ctx
+
+    def skip(self, key: str, raw: bytes) -> bool:
+        """True when a line of a `raw_keys` key can be told useless from its bytes alone
+        (before it is decoded and attributed): for keys that match many repeated lines."""
+        return False
 
     def on_line(self, key: str, line: Line) -> None:
         raise NotImplementedError

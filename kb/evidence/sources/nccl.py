@@ -62,15 +62,32 @@ class NcclSource(LineSource):
         ),
     }
 
+    raw_keys: ClassVar[frozenset[str]] = frozenset({"channel"})
+
     def __init__(self, ctx: object) -> None:
         super().__init__(ctx)  # type: ignore[arg-type]
         self._seen: set[tuple[int | None, int | None, str]] = set()
+        self._seen_raw: set[bytes] = set()
         self._colls: list[tuple[EvidenceLine, str, int, int, str]] = []
         self._env = EnvCapture(file=self.ctx.display)
 
     @classmethod
     def sniff(cls, head: str, name: str) -> float:
         return log_score(head, _HEAD)
+
+    def skip(self, key: str, raw: bytes) -> bool:
+        """Channel lines repeat for every channel and communicator; what follows the channel
+        number (`3[3] -> 4[4] [send] via NET/IB/1`) decides the transport, so a repeat of it
+        adds nothing."""
+        at = raw.find(b" : ", raw.find(b"Channel "))
+        if at < 0:
+            return False
+        tail = raw[at:]
+        if tail in self._seen_raw:
+            return True
+        if len(self._seen_raw) < 4096:
+            self._seen_raw.add(tail)
+        return False
 
     def on_line(self, key: str, line: Line) -> None:
         body = line.body

@@ -26,10 +26,13 @@ _MAX_FRAMES = 200
 class StackDumpSource(LineSource):
     name = "stack-dump"
     description = "py-spy dump and Python faulthandler stacks"
+    raw_keys: ClassVar[frozenset[str]] = frozenset({"pyspy_frame"})
     patterns: ClassVar[dict[str, tuple[str, bool]]] = {
         "process": (r"^Process \d+: ", False),
         "pyspy_thread": (r"^Thread (0x[0-9a-fA-F]+|\d+) \((idle|active|active\+gil|\w+)\)", False),
-        "pyspy_frame": (r"^    \S.* \([^()]*:\d+\)\s*$", False),
+        # the end of `    fn (file.py:12)` is the literal part; `on_line` checks the rest
+        # (a leading `^    \S.*` made the whole scan about a third slower)
+        "pyspy_frame": (r"(?:\.pyx?|>):\d+\)[ \t]*$", False),
         "fh_thread": (r"(Current thread|Thread) 0x[0-9a-fA-F]+ .*most recent call first", False),
         "fh_frame": (r"File \"[^\"]+\", line \d+ in ", False),
     }
@@ -52,6 +55,10 @@ class StackDumpSource(LineSource):
                 else 0.35
             )
         return 0.0
+
+    def skip(self, key: str, raw: bytes) -> bool:
+        """A frame line means something only inside a py-spy thread block."""
+        return self._pyspy is None
 
     def on_line(self, key: str, line: Line) -> None:
         body = line.body

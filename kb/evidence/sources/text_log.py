@@ -34,7 +34,8 @@ class TextLogSource(LineSource):
             r"\b[A-Za-z_][A-Za-z0-9_.]*(Error|Exception): |\[ERROR\]|\bERROR\b|\bFATAL\b",
             False,
         ),
-        "timeout": (r"\btimed? ?out\b|\btimeout\b", True),
+        # not `TIMEOUT(ms): 600000`/`Timeout(ms)=…`: a setting echoed by every process group
+        "timeout": (r"\btimed ?out\b|\btim(ing|e) out\b|\btimeout(?:[^\w(]|$)", True),
         "oom": (
             r"out of memory|OutOfMemoryError|CUDA_ERROR_OUT_OF_MEMORY|oom-kill|Killed process",
             True,
