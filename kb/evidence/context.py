@@ -7,7 +7,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from kb.evidence.facts import EvidenceLine, Facts
+from kb.evidence.facts import CollectiveOp, EvidenceLine, Facts
 from kb.evidence.limits import Limits
 from kb.evidence.ranks import (
     PathHints,
@@ -105,6 +105,39 @@ def _reduce_evidence_line(ev: EvidenceLine) -> tuple[Any, ...]:
 
 
 copyreg.pickle(EvidenceLine, _reduce_evidence_line)
+
+_OP_FIELDS = ("rank", "op", "seq", "count", "dtype", "evidence")
+
+
+def collective_op(
+    rank: int,
+    op: str,
+    seq: int | None,
+    count: int | None,
+    dtype: str | None,
+    evidence: EvidenceLine | None,
+) -> CollectiveOp:
+    """`CollectiveOp(...)` without validation (values already typed): entry logs make
+    hundreds of thousands, and pydantic's `model_construct` costs several microseconds each."""
+    obj = _new(CollectiveOp)
+    values = {"rank": rank, "op": op, "seq": seq, "count": count, "dtype": dtype,
+              "evidence": evidence}  # fmt: skip
+    _set(obj, "__dict__", values)
+    _set(obj, "__pydantic_fields_set__", set(_OP_FIELDS))
+    _set(obj, "__pydantic_extra__", None)
+    _set(obj, "__pydantic_private__", None)
+    return obj
+
+
+def _reduce_collective_op(c: CollectiveOp) -> tuple[Any, ...]:
+    """Pickles a CollectiveOp as its six values (workers send them back by the thousand)."""
+    d = c.__dict__
+    if c.__pydantic_extra__ or c.__pydantic_private__ or len(d) != len(_OP_FIELDS):
+        return c.__reduce_ex__(2)  # type: ignore[return-value]
+    return (collective_op, tuple(d[k] for k in _OP_FIELDS))
+
+
+copyreg.pickle(CollectiveOp, _reduce_collective_op)
 
 
 @dataclass

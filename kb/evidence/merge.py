@@ -94,6 +94,7 @@ def env_conflicts(facts: Facts) -> list[str]:
 def collect_ranks(facts: Facts) -> list[int]:
     ranks: set[int] = {f.rank for f in facts.files if f.rank is not None}
     evs: list[EvidenceLine] = [*facts.suspicious, *facts.last_progress.values()]
-    evs += [c.evidence for c in facts.collectives] + [w.evidence for w in facts.watchdog_timeouts]
+    evs += [w.evidence for w in facts.watchdog_timeouts]
     ranks.update(ev.rank for ev in evs if ev.rank is not None and ev.rank >= 0)
+    ranks.update({c.rank for c in facts.collectives if c.rank >= 0})
     return sorted(ranks)

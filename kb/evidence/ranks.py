@@ -99,7 +99,8 @@ def strip_prefixes(text: str) -> Stripped:
 _CONTENT_RANK = re.compile(
     r"\[Rank (\d+)\]|RankID:\s?(\d+)|userRank\[(\d+)\]|\brank\[(\d+)\]|\[PG ID \d+ PG GUID \S+ Rank (\d+)\]"
 )
-_DEVICE_RANK = re.compile(r"deviceLogicId\[(\d+)\]|deviceId\[(\d+)\]|localRank\[(\d+)\]")
+_DEVICE_FIELDS = ("deviceLogicId[", "deviceId[", "localRank[")
+_NUMBER_CLOSE = re.compile(r"(\d+)\]")
 
 
 def content_rank(body: str) -> int | None:
@@ -118,14 +119,24 @@ def content_rank(body: str) -> int | None:
 
 
 def device_rank(body: str) -> int | None:
-    """
+    """The device id an Ascend line names (first of `deviceLogicId[..]`, `deviceId[..]`,
+    `localRank[..]` by position), found with `str.find`: it runs on every HCCL entry line.
+
     >>> device_rank("Entry-HcclAllReduce:tag[x], count[8], dataType[float32], streamId[5], deviceLogicId[1]")
     1
+    >>> device_rank("localRank[3], deviceId[5]"), device_rank("deviceId[x]")
+    (3, None)
     """
-    m = _DEVICE_RANK.search(body)
-    if not m:
-        return None
-    return int(next(g for g in m.groups() if g is not None))
+    best: tuple[int, int] | None = None
+    for name in _DEVICE_FIELDS:
+        at = body.find(name)
+        while at >= 0 and (best is None or at < best[0]):
+            m = _NUMBER_CLOSE.match(body, at + len(name))
+            if m:
+                best = (at, int(m.group(1)))
+                break
+            at = body.find(name, at + 1)
+    return best[1] if best else None
 
 
 _NCCL_PREFIX = re.compile(r"(?:^|\] )([\w.-]+):(\d+):(\d+) \[(\d+)\] ")
@@ -185,7 +196,8 @@ def timestamp(body: str) -> str | None:
     head = body[:400]
     if ":" not in head:  # both formats have one
         return None
-    m = _ISO.search(head)
+    dash = head.find("-")  # an ISO date starts four digits before its first dash
+    m = _ISO.search(head, max(0, dash - 4)) if dash >= 0 else None
     if m:
         return m.group(1)
     m = _GLOG.search(head)

@@ -21,8 +21,8 @@ def _short(text: str, width: int = 140) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
-def _at(ev: EvidenceLine) -> str:
-    return f"{ev.file}:{ev.line}"
+def _at(ev: EvidenceLine | None) -> str:
+    return f"{ev.file}:{ev.line}" if ev is not None else "line not kept"
 
 
 def render_summary(bundle: EvidenceBundle) -> str:

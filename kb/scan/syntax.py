@@ -100,20 +100,51 @@ def crlf_dollar(regex: str) -> str:
 
 
 def may_match_newline(regex: str) -> bool:
-    """Conservative: True unless the pattern provably never consumes a newline byte."""
+    """Conservative: True unless the pattern provably never consumes a newline byte.
+
+    A negated class is newline-free when it lists `\\n` (or `\\s`) itself: `[^"\\n]+`.
+
+    >>> may_match_newline(r'File "[^"\\n]+"'), may_match_newline(r'File "[^"]+"')
+    (False, True)
+    >>> may_match_newline(r"a\\sb"), may_match_newline(r"[^\\s]+x"), may_match_newline(r"[\\t-\\r]")
+    (True, False, True)
+    """
     toks = list(_tokens(regex))
-    for k, (tok, in_class) in enumerate(toks):
-        if len(tok) == 2 and tok[0] == "\\":
-            if tok[1] in _NL_ESCAPES:
+    k = 0
+    while k < len(toks):
+        tok, in_class = toks[k]
+        if tok == "[" and not in_class:
+            end = k + 1
+            while end < len(toks) and toks[end][1]:
+                end += 1
+            if _class_may_match_newline(toks[k + 1 : end]):
                 return True
-            # A range that starts with an escape such as "\t-\r" may cover "\n".
-            if in_class and k + 1 < len(toks) and toks[k + 1][0] == "-":
-                return True
-        elif tok == "^" and in_class and k > 0 and toks[k - 1][0] == "[":
-            return True  # negated class: matches "\n" unless listed
-        elif tok == "\n":
+            k = end + 1
+            continue
+        if (len(tok) == 2 and tok[0] == "\\" and tok[1] in _NL_ESCAPES) or tok == "\n":
             return True
+        k += 1
     return any("s" in m.group(1) for m in _INLINE_FLAGS.finditer(_strip_classes_keep_groups(regex)))
+
+
+def _class_may_match_newline(members: list[tuple[str, bool]]) -> bool:
+    """Whether one bracket class (its tokens between `[` and `]`) can match a newline."""
+    negated = bool(members) and members[0][0] == "^"
+    body = [tok for tok, _ in members[1:] if negated] if negated else [t for t, _ in members]
+    if negated:
+        return not any(tok in ("\\n", "\\s", "\n", "[:space:]", "[:cntrl:]") for tok in body)
+    for i, tok in enumerate(body):
+        if tok == "\n" or (len(tok) == 2 and tok[0] == "\\" and tok[1] in _NL_ESCAPES):
+            return True
+        if tok in ("[:space:]", "[:cntrl:]", "[:ascii:]"):
+            return True
+        if i + 2 < len(body) and body[i + 1] == "-":
+            hi = body[i + 2]
+            if tok.startswith("\\") or hi.startswith("\\"):
+                return True  # a range with an escape such as "\\t-\\r" may cover "\\n"
+            if len(tok) == 1 and len(hi) == 1 and ord(tok) <= 10 <= ord(hi):
+                return True
+    return False
 
 
 def _strip_classes_keep_groups(regex: str) -> str:

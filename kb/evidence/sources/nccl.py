@@ -15,8 +15,9 @@ import re
 from typing import ClassVar
 
 from kb.evidence.context import Line
-from kb.evidence.facts import CollectiveOp, EnvCapture, EvidenceLine, NcclTransport
+from kb.evidence.facts import EnvCapture, NcclTransport
 from kb.evidence.sources.base import LineSource
+from kb.evidence.sources.collectives import CollectiveLog
 from kb.evidence.sources.common import log_score, normalize_op
 
 _VERSION = re.compile(r"NCCL version (\d+\.\d+\.\d+)")
@@ -68,7 +69,7 @@ class NcclSource(LineSource):
         super().__init__(ctx)  # type: ignore[arg-type]
         self._seen: set[tuple[int | None, int | None, str]] = set()
         self._seen_raw: set[bytes] = set()
-        self._colls: list[tuple[EvidenceLine, str, int, int, str]] = []
+        self._colls = CollectiveLog(self.ctx, self.name)
         self._env = EnvCapture(file=self.ctx.display)
 
     @classmethod
@@ -112,13 +113,11 @@ class NcclSource(LineSource):
                         )
                     )  # fmt: skip
         elif key == "coll":
-            m = _COLL.search(body)
-            if m and len(self._colls) < self.ctx.limits.collectives_per_file:
+            m = _COLL.search(body) if not self._colls.full() else None
+            if m:
                 dtype = DTYPES.get(int(m.group(4)), m.group(4))
-                ev = self.ctx.evidence(line, self.name)
-                self._colls.append(
-                    (ev, normalize_op(m.group(1)), int(m.group(2), 16), int(m.group(3)), dtype)
-                )
+                op, seq = normalize_op(m.group(1)), int(m.group(2), 16)
+                self._colls.add(line, op, seq, int(m.group(3)), dtype)
         elif key == "env":
             m = _ENV.search(body)
             if m:
@@ -128,12 +127,6 @@ class NcclSource(LineSource):
             self.ctx.suspicious(line, self.name)
 
     def finish(self) -> None:
-        for ev, op, seq, count, dtype in self._colls:
-            self.ctx.facts.collectives.append(
-                CollectiveOp(
-                    rank=-1 if ev.rank is None else ev.rank,
-                    op=op, seq=seq, count=count, dtype=dtype, evidence=ev,
-                )
-            )  # fmt: skip
+        self._colls.finish()
         if self._env.variables:
             self.ctx.facts.env_captures.append(self._env)

@@ -15,12 +15,12 @@ from collections import Counter
 from typing import ClassVar
 
 from kb.evidence.context import Line
-from kb.evidence.facts import CollectiveOp, EnvCapture
+from kb.evidence.facts import EnvCapture
 from kb.evidence.sources.base import LineSource
-from kb.evidence.sources.common import log_score, normalize_op
+from kb.evidence.sources.collectives import CollectiveLog
+from kb.evidence.sources.common import bracket_int, log_score, normalize_op
 
 _ENTRY = re.compile(r"Entry-(Hccl\w+?)(?:Inner)?:")
-_COUNT = re.compile(r"\bcount\[(\d+)\]")
 _DTYPE = re.compile(r"dataType\[(\w+)\]")
 _RANKS = re.compile(r"\branks\[(\d+)\]|rankSize\[(\d+)\]")
 _ENV = re.compile(r"\[HCCL_ENV\]\s*(\w+) set by (?:default|environment) to \[?([^\]\s]+)\]?")
@@ -38,9 +38,8 @@ def parse_entry(body: str) -> tuple[str, int | None, str | None] | None:
     op = normalize_op(m.group(1))
     if op.startswith(_NOT_COLLECTIVE):
         return None
-    c = _COUNT.search(body)
     d = _DTYPE.search(body)
-    return op, int(c.group(1)) if c else None, d.group(1) if d else None
+    return op, bracket_int(body, "count"), d.group(1) if d else None
 
 
 class PlogSource(LineSource):
@@ -51,7 +50,7 @@ class PlogSource(LineSource):
         "ei": (r"\bEI\d{4}\b", False),
         "err": (r"\bERR\d{5}\b|HCCL function error", False),
         "heartbeat": (r"HeartbeatAbnormal|Cluster Exception Location|\[Timeout\]", False),
-        "plog_error": (r"^\[ERROR\]\s?[A-Z_]+\(\d+,", False),
+        "plog_error": (r"^\[ERROR\][ \t]?[A-Z_]+\(\d+,", False),
         "env": (r"\[HCCL_ENV\]", False),
         "ranks": (r"rankSize\[\d+\]", False),
     }
@@ -59,6 +58,7 @@ class PlogSource(LineSource):
     def __init__(self, ctx: object) -> None:
         super().__init__(ctx)  # type: ignore[arg-type]
         self._ordinal: Counter[int] = Counter()
+        self._ops = CollectiveLog(self.ctx, self.name)
         self._env = EnvCapture(file=self.ctx.display)
 
     @classmethod
@@ -70,22 +70,17 @@ class PlogSource(LineSource):
 
     def on_line(self, key: str, line: Line) -> None:
         body = line.body
-        facts = self.ctx.facts
         if key == "entry":
-            m = _RANKS.search(body)
-            if m:
-                self.ctx.world_sizes.add(int(m.group(1) or m.group(2)))
-            got = parse_entry(body)
-            if got and len(facts.collectives) < self.ctx.limits.collectives_per_file:
+            if "ranks[" in body or "rankSize[" in body:
+                m = _RANKS.search(body)
+                if m:
+                    self.ctx.world_sizes.add(int(m.group(1) or m.group(2)))
+            got = parse_entry(body) if not self._ops.full() else None
+            if got:
                 op, count, dtype = got
                 rank = -1 if line.rank is None else line.rank
                 self._ordinal[rank] += 1
-                facts.collectives.append(
-                    CollectiveOp(
-                        rank=rank, op=op, seq=self._ordinal[rank], count=count, dtype=dtype,
-                        evidence=self.ctx.evidence(line, self.name),
-                    )
-                )  # fmt: skip
+                self._ops.add(line, op, self._ordinal[rank], count, dtype)
         elif key == "env":
             m = _ENV.search(body)
             if m:
@@ -99,5 +94,6 @@ class PlogSource(LineSource):
             self.ctx.suspicious(line, self.name)
 
     def finish(self) -> None:
+        self._ops.finish()
         if self._env.variables:
             self.ctx.facts.env_captures.append(self._env)

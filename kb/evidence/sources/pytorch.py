@@ -18,8 +18,9 @@ import re
 from typing import ClassVar
 
 from kb.evidence.context import Line
-from kb.evidence.facts import CollectiveMismatch, CollectiveOp, WatchdogTimeout
+from kb.evidence.facts import CollectiveMismatch, WatchdogTimeout
 from kb.evidence.sources.base import LineSource
+from kb.evidence.sources.collectives import CollectiveLog
 from kb.evidence.sources.common import log_score, normalize_op, product
 
 _WORK = re.compile(r"Work[NH]CCL\((.*?)\) ran for (\d+) milliseconds")
@@ -88,9 +89,16 @@ class PyTorchSource(LineSource):
         ),
     }
 
+    def __init__(self, ctx: object) -> None:
+        super().__init__(ctx)  # type: ignore[arg-type]
+        self._ops = CollectiveLog(self.ctx, self.name)
+
     @classmethod
     def sniff(cls, head: str, name: str) -> float:
         return log_score(head, _HEAD)
+
+    def finish(self) -> None:
+        self._ops.finish()
 
     def on_line(self, key: str, line: Line) -> None:
         facts = self.ctx.facts
@@ -107,14 +115,8 @@ class PyTorchSource(LineSource):
             self.ctx.suspicious(line, self.name)
         elif key == "detail":
             fp = parse_fingerprint(line.body.split("Running collective:", 1)[1])
-            if fp and len(facts.collectives) < self.ctx.limits.collectives_per_file:
-                op, seq, count, dtype = fp
-                facts.collectives.append(
-                    CollectiveOp(
-                        rank=-1 if line.rank is None else line.rank, op=op, seq=seq, count=count,
-                        dtype=dtype, evidence=self.ctx.evidence(line, self.name),
-                    )
-                )  # fmt: skip
+            if fp:
+                self._ops.add(line, *fp)
         elif key == "mismatch":
             m = _MISMATCH.search(line.body)
             mm = CollectiveMismatch(evidence=self.ctx.evidence(line, self.name))

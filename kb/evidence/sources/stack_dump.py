@@ -34,7 +34,7 @@ class StackDumpSource(LineSource):
         # (a leading `^    \S.*` made the whole scan about a third slower)
         "pyspy_frame": (r"(?:\.pyx?|>):\d+\)[ \t]*$", False),
         "fh_thread": (r"(Current thread|Thread) 0x[0-9a-fA-F]+ .*most recent call first", False),
-        "fh_frame": (r"File \"[^\"]+\", line \d+ in ", False),
+        "fh_frame": (r"File \"[^\"\n]+\", line \d+ in ", False),
     }
 
     def __init__(self, ctx: object) -> None:

@@ -35,7 +35,7 @@ class TextLogSource(LineSource):
             False,
         ),
         # not `TIMEOUT(ms): 600000`/`Timeout(ms)=…`: a setting echoed by every process group
-        "timeout": (r"\btimed ?out\b|\btim(ing|e) out\b|\btimeout(?:[^\w(]|$)", True),
+        "timeout": (r"\btimed ?out\b|\btim(ing|e) out\b|\btimeout(?:[^\w(\n]|$)", True),
         "oom": (
             r"out of memory|OutOfMemoryError|CUDA_ERROR_OUT_OF_MEMORY|oom-kill|Killed process",
             True,

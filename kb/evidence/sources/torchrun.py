@@ -40,7 +40,7 @@ class TorchrunSource(LineSource):
             r"ChildFailedError|Root Cause \(first observed failure\)|^Failures:",
             False,
         ),
-        "field": (r"^\s*(time|host|rank|exitcode|error_file|traceback)\s+: ", False),
+        "field": (r"^[ \t]*(time|host|rank|exitcode|error_file|traceback)[ \t]*: ", False),
         "closing": (r"Sending process \d+ closing signal SIG[A-Z]+", False),
     }
 

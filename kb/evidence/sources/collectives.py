@@ -1,0 +1,79 @@
+"""The collective sequence of one file, kept whole but cheaply.
+
+Entry logs (HCCL_ENTRY_LOG_ENABLE, NCCL COLL traces, DETAIL fingerprints) print one line per
+collective, so a long run leaves hundreds of thousands. Queries need every op (counts and the
+last op per rank) but show only a few lines, so each op is stored as a small tuple and only the
+first and last `KEEP` ops of each rank, and the last op of each kind per rank (a query may
+filter by op), get an evidence line (`CollectiveOp.evidence` is None for the others).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import NamedTuple
+
+from kb.evidence.context import FileContext, Line, collective_op
+from kb.evidence.facts import EvidenceLine
+
+KEEP = 4  # evidence lines kept at each end of a rank's sequence
+
+
+class _Op(NamedTuple):
+    pid: int | None
+    rank: int | None
+    op: str
+    seq: int | None
+    numel: int | None
+    dtype: str | None
+
+
+class CollectiveLog:
+    """Collects ops in file order; `finish` turns them into `CollectiveOp` facts."""
+
+    def __init__(self, ctx: FileContext, source: str) -> None:
+        self.ctx, self.source = ctx, source
+        self._ops: list[_Op] = []
+        self._head: dict[int, EvidenceLine] = {}  # op index -> evidence (first KEEP of a rank)
+        self._head_count: dict[object, int] = {}
+        self._tail: dict[object, deque[tuple[int, Line]]] = {}  # last KEEP (index, line) per rank
+        self._last_of: dict[tuple[object, str], tuple[int, Line]] = {}  # (rank, op) -> last
+
+    def full(self) -> bool:
+        return len(self._ops) >= self.ctx.limits.collectives_per_file
+
+    def add(
+        self, line: Line, op: str, seq: int | None, count: int | None, dtype: str | None
+    ) -> None:
+        if self.full():
+            return
+        index = len(self._ops)
+        self._ops.append(_Op(line.pid, line.rank, op, seq, count, dtype))
+        who: object = line.rank if line.rank is not None else ("pid", line.pid)
+        self._last_of[(who, op)] = (index, line)
+        seen = self._head_count.get(who, 0)
+        if seen < KEEP:
+            self._head_count[who] = seen + 1
+            self._head[index] = self.ctx.evidence(line, self.source)
+            return
+        tail = self._tail.get(who)
+        if tail is None:
+            tail = self._tail[who] = deque(maxlen=KEEP)
+        tail.append((index, line))
+
+    def finish(self) -> None:
+        """Appends the ops to the file's facts; ranks learnt late (NCCL pid → rank) apply."""
+        evidence = dict(self._head)
+        for index, line in [*self._last_of.values(), *(x for t in self._tail.values() for x in t)]:
+            if index not in evidence:
+                evidence[index] = self.ctx.evidence(line, self.source)
+        pid_rank = self.ctx.pid_ranks.get
+        out = self.ctx.facts.collectives
+        for index, o in enumerate(self._ops):
+            rank = o.rank if o.rank is not None else pid_rank(o.pid)
+            ev = evidence.get(index)
+            if ev is not None and ev.rank is None:
+                ev.rank = rank
+            out.append(
+                collective_op(-1 if rank is None else rank, o.op, o.seq, o.numel, o.dtype, ev)
+            )
+        self._ops.clear()
