@@ -6,6 +6,7 @@ import argparse
 import sys
 from typing import Any
 
+from kb.evidence.facts import dump_json
 from kb.evidence.reader import read_evidence
 from kb.evidence.summary import render_summary
 
@@ -30,7 +31,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"kb evidence: {exc}", file=sys.stderr)
         return 2
     if args.format == "json":
-        sys.stdout.write(bundle.model_dump_json(indent=2) + "\n")
+        sys.stdout.write(dump_json(bundle, indent=2) + "\n")
     else:
         sys.stdout.write(render_summary(bundle))
     return 0

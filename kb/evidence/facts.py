@@ -7,10 +7,20 @@ the matcher (`kb.match`) only ever reads them. Every fact that came from a line 
 
 from __future__ import annotations
 
-from pydantic import BaseModel, Field
+import dataclasses
+import json
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+# Plain dataclasses, not pydantic models: every value is built by our own sources from types we
+# already checked, tens of thousands per folder, and `kb evidence` must start in a fraction of a
+# second; pydantic's import and schema building alone took longer than reading a small folder.
 
 
-class EvidenceLine(BaseModel):
+@dataclass(kw_only=True)
+class EvidenceLine:
     """One line of one file, as shown to the user next to a verdict."""
 
     file: str  # path relative to the evidence root (archive members as "x.tar.gz!/a/b.log")
@@ -25,7 +35,8 @@ class EvidenceLine(BaseModel):
         return f"{self.file}:{self.line}"
 
 
-class EvidenceFile(BaseModel):
+@dataclass(kw_only=True)
+class EvidenceFile:
     """A file that was read, how it was classified and which rank it belongs to."""
 
     path: str
@@ -36,27 +47,31 @@ class EvidenceFile(BaseModel):
     lines: int = 0
 
 
-class SkippedFile(BaseModel):
+@dataclass(kw_only=True)
+class SkippedFile:
     path: str
     reason: str  # binary, unreadable, too large, bad encoding, unsafe archive member, ...
 
 
-class PackageCapture(BaseModel):
+@dataclass(kw_only=True)
+class PackageCapture:
     """One package listing (pip freeze, pip list, conda list, collect_env, accelerate env)."""
 
     file: str
     tool: str
-    packages: dict[str, str] = Field(default_factory=dict)  # normalized name -> version
-    lines: dict[str, int] = Field(default_factory=dict)  # normalized name -> line number
+    packages: dict[str, str] = field(default_factory=dict)  # normalized name -> version
+    lines: dict[str, int] = field(default_factory=dict)  # normalized name -> line number
 
 
-class EnvCapture(BaseModel):
+@dataclass(kw_only=True)
+class EnvCapture:
     file: str
-    variables: dict[str, str] = Field(default_factory=dict)
-    lines: dict[str, int] = Field(default_factory=dict)
+    variables: dict[str, str] = field(default_factory=dict)
+    lines: dict[str, int] = field(default_factory=dict)
 
 
-class Device(BaseModel):
+@dataclass(kw_only=True)
+class Device:
     index: int | None = None
     kind: str = "gpu"  # gpu | npu
     model: str
@@ -66,16 +81,18 @@ class Device(BaseModel):
     line: int = 0
 
 
-class Topology(BaseModel):
+@dataclass(kw_only=True)
+class Topology:
     """`nvidia-smi topo -m`: link type for each ordered pair of GPU names."""
 
     file: str = ""
-    devices: list[str] = Field(default_factory=list)  # "GPU0", "GPU1", ...
-    links: dict[str, str] = Field(default_factory=dict)  # "GPU0,GPU1" -> "PHB"
-    lines: dict[str, int] = Field(default_factory=dict)  # "GPU0" -> line of that matrix row
+    devices: list[str] = field(default_factory=list)  # "GPU0", "GPU1", ...
+    links: dict[str, str] = field(default_factory=dict)  # "GPU0,GPU1" -> "PHB"
+    lines: dict[str, int] = field(default_factory=dict)  # "GPU0" -> line of that matrix row
 
 
-class CollectiveOp(BaseModel):
+@dataclass(kw_only=True)
+class CollectiveOp:
     """One collective as logged by HCCL entry logs, DETAIL mode or NCCL traces."""
 
     rank: int
@@ -86,7 +103,8 @@ class CollectiveOp(BaseModel):
     evidence: EvidenceLine | None = None  # kept for the first and last few ops of each rank
 
 
-class WatchdogTimeout(BaseModel):
+@dataclass(kw_only=True)
+class WatchdogTimeout:
     rank: int | None
     op: str
     seq: int | None = None
@@ -95,7 +113,8 @@ class WatchdogTimeout(BaseModel):
     evidence: EvidenceLine
 
 
-class CollectiveMismatch(BaseModel):
+@dataclass(kw_only=True)
+class CollectiveMismatch:
     """PyTorch's "Detected mismatch between collectives on ranks" and its kin."""
 
     rank_a: int | None = None
@@ -105,21 +124,24 @@ class CollectiveMismatch(BaseModel):
     evidence: EvidenceLine
 
 
-class StackFrame(BaseModel):
+@dataclass(kw_only=True)
+class StackFrame:
     function: str
     file: str
     line: int | None = None
 
 
-class StackThread(BaseModel):
+@dataclass(kw_only=True)
+class StackThread:
     rank: int | None = None
     pid: int | None = None
     thread: str = ""
-    frames: list[StackFrame] = Field(default_factory=list)  # innermost first
+    frames: list[StackFrame] = field(default_factory=list)  # innermost first
     evidence: EvidenceLine
 
 
-class SourceFinding(BaseModel):
+@dataclass(kw_only=True)
+class SourceFinding:
     """A pattern found in a training script, e.g. a barrier inside `if is_main_process:`."""
 
     finding: str  # collective-in-main-only-branch | save-in-main-only-branch | call
@@ -128,14 +150,16 @@ class SourceFinding(BaseModel):
     evidence: EvidenceLine
 
 
-class NcclTransport(BaseModel):
+@dataclass(kw_only=True)
+class NcclTransport:
     rank: int | None
     peer: int | None
     transport: str  # P2P/IPC, P2P/CUMEM, SHM, NET/IB, NET/Socket, ...
     evidence: EvidenceLine
 
 
-class ProcessFailure(BaseModel):
+@dataclass(kw_only=True)
+class ProcessFailure:
     """A worker that died: torchrun's ChildFailedError table or the agent's "failed (exitcode" line."""
 
     rank: int | None = None
@@ -148,38 +172,59 @@ class ProcessFailure(BaseModel):
     evidence: EvidenceLine
 
 
-class Facts(BaseModel):
+@dataclass(kw_only=True)
+class Facts:
     """Everything the evidence reader understood about one evidence folder."""
 
-    files: list[EvidenceFile] = Field(default_factory=list)
-    skipped: list[SkippedFile] = Field(default_factory=list)
-    ranks: list[int] = Field(default_factory=list)  # ranks that left any evidence
+    files: list[EvidenceFile] = field(default_factory=list)
+    skipped: list[SkippedFile] = field(default_factory=list)
+    ranks: list[int] = field(default_factory=list)  # ranks that left any evidence
     world_size: int | None = None
 
-    package_captures: list[PackageCapture] = Field(default_factory=list)
-    env_captures: list[EnvCapture] = Field(default_factory=list)
-    devices: list[Device] = Field(default_factory=list)
+    package_captures: list[PackageCapture] = field(default_factory=list)
+    env_captures: list[EnvCapture] = field(default_factory=list)
+    devices: list[Device] = field(default_factory=list)
     driver_version: str | None = None
     cuda_version: str | None = None
     cann_version: str | None = None
     nccl_version: str | None = None
     topology: Topology | None = None
-    accelerate_config: dict[str, object] = Field(default_factory=dict)
+    accelerate_config: dict[str, object] = field(default_factory=dict)
 
-    collectives: list[CollectiveOp] = Field(default_factory=list)
-    watchdog_timeouts: list[WatchdogTimeout] = Field(default_factory=list)
-    mismatches: list[CollectiveMismatch] = Field(default_factory=list)
-    nccl_transports: list[NcclTransport] = Field(default_factory=list)
-    last_progress: dict[int, EvidenceLine] = Field(default_factory=dict)  # rank -> line
-    suspicious: list[EvidenceLine] = Field(default_factory=list)  # errors, warnings, timeouts
-    stacks: list[StackThread] = Field(default_factory=list)
-    source_findings: list[SourceFinding] = Field(default_factory=list)
-    notes: list[EvidenceLine] = Field(default_factory=list)  # the user's own words
+    collectives: list[CollectiveOp] = field(default_factory=list)
+    watchdog_timeouts: list[WatchdogTimeout] = field(default_factory=list)
+    mismatches: list[CollectiveMismatch] = field(default_factory=list)
+    nccl_transports: list[NcclTransport] = field(default_factory=list)
+    last_progress: dict[int, EvidenceLine] = field(default_factory=dict)  # rank -> line
+    suspicious: list[EvidenceLine] = field(default_factory=list)  # errors, warnings, timeouts
+    stacks: list[StackThread] = field(default_factory=list)
+    source_findings: list[SourceFinding] = field(default_factory=list)
+    notes: list[EvidenceLine] = field(default_factory=list)  # the user's own words
     # (file, first line, last line) of ``` blocks in notes holding pasted logs, not words
-    pasted: list[tuple[str, int, int]] = Field(default_factory=list)
-    conflicts: list[str] = Field(default_factory=list)  # two captures disagree: said plainly
-    process_failures: list[ProcessFailure] = Field(default_factory=list)
+    pasted: list[tuple[str, int, int]] = field(default_factory=list)
+    conflicts: list[str] = field(default_factory=list)  # two captures disagree: said plainly
+    process_failures: list[ProcessFailure] = field(default_factory=list)
     torch_cuda_version: str | None = None  # "CUDA used to build PyTorch" (collect_env)
 
     def kinds(self) -> set[str]:
         return {f.kind for f in self.files}
+
+
+def to_json(obj: object) -> Any:
+    """A dataclass tree (facts, bundles) as JSON-ready dicts and lists."""
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return {f.name: to_json(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
+    if isinstance(obj, dict):
+        return {str(k): to_json(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [to_json(v) for v in obj]
+    return obj
+
+
+def dump_json(obj: object, indent: int | None = None) -> str:
+    return json.dumps(to_json(obj), indent=indent, ensure_ascii=False)
+
+
+def replace(obj: T, **changes: Any) -> T:
+    """A copy with some fields changed (`dataclasses.replace`, typed for our models)."""
+    return dataclasses.replace(obj, **changes)  # type: ignore[type-var]

@@ -10,9 +10,8 @@ import contextlib
 import gc
 import os
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
-
-from pydantic import BaseModel, Field
 
 from kb.evidence.bounded import InflateBudget
 from kb.evidence.facts import EvidenceLine, Facts, SkippedFile
@@ -25,17 +24,19 @@ from kb.evidence.ranks import PathHints, path_hints
 __all__ = ["EvidenceBundle", "LogPattern", "PatternHits", "read_evidence"]
 
 
-class PatternHits(BaseModel):
+@dataclass(kw_only=True)
+class PatternHits:
     """Lines matching one case pattern (capped per file) and the full count per file and rank."""
 
-    lines: list[EvidenceLine] = Field(default_factory=list)
-    counts: dict[str, dict[int, int]] = Field(default_factory=dict)  # file -> {rank or -1: count}
+    lines: list[EvidenceLine] = field(default_factory=list)
+    counts: dict[str, dict[int, int]] = field(default_factory=dict)  # file -> {rank or -1: count}
 
 
-class EvidenceBundle(BaseModel):
+@dataclass(kw_only=True)
+class EvidenceBundle:
     root: str
     facts: Facts
-    hits: dict[str, PatternHits] = Field(default_factory=dict)
+    hits: dict[str, PatternHits] = field(default_factory=dict)
 
 
 def read_evidence(

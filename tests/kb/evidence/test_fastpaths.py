@@ -1,21 +1,21 @@
-"""The unvalidated fast paths build exactly what the validated constructors build."""
+"""The fast paths (positional constructors, tuple pickling, raw-byte rank lookups) build
+exactly what the plain constructors and the full line attribution build."""
 
 from __future__ import annotations
 
 import pickle
 
-from kb.evidence.context import FileContext, Line, evidence_line
-from kb.evidence.facts import EvidenceLine
+from kb.evidence.context import FileContext, Line, collective_op, evidence_line
+from kb.evidence.facts import CollectiveOp, EvidenceLine, dump_json
 from kb.evidence.limits import Limits
 from kb.evidence.ranks import PathHints
 
 
-def test_evidence_line_equals_validated() -> None:
+def test_evidence_line_equals_keyword_built() -> None:
     fast = evidence_line("a/b.log", 3, None, "x", None, "case")
     slow = EvidenceLine(file="a/b.log", line=3, rank=None, text="x", timestamp=None, source="case")
     assert fast == slow
-    assert fast.model_fields_set == slow.model_fields_set
-    assert fast.model_dump_json() == slow.model_dump_json()
+    assert dump_json(fast) == dump_json(slow)
     assert pickle.loads(pickle.dumps(fast)) == slow
     fast.rank = 2
     assert fast.rank == 2 and slow.rank is None
@@ -34,14 +34,30 @@ def test_line_fast_paths_keep_attribution() -> None:
     assert dict(ctx.line_ranks) == {3: 1, 5: 1}
 
 
-def test_evidence_line_pickles_with_its_fields_set() -> None:
+def test_evidence_and_ops_pickle_as_values_and_keep_sharing() -> None:
     partial = EvidenceLine(file="f", line=1, text="t")
-    back = pickle.loads(pickle.dumps(partial))
-    assert back == partial and back.model_fields_set == partial.model_fields_set
+    assert pickle.loads(pickle.dumps(partial)) == partial
     full = evidence_line("f", 1, 2, "t", "ts", "nccl")
     back = pickle.loads(pickle.dumps([full, full]))
     assert back[0] == full and back[0] is back[1]
-    assert back[0].model_fields_set == full.model_fields_set
+    op = collective_op(2, "allreduce", 7, 1024, "float32", full)
+    assert op == CollectiveOp(rank=2, op="allreduce", seq=7, count=1024, dtype="float32",
+                              evidence=full)  # fmt: skip
+    again = pickle.loads(pickle.dumps(op))
+    assert again == op and again.evidence == full
+
+
+def test_rank_of_agrees_with_line_attribution() -> None:
+    lines = [
+        b"h:4711:4801 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM",
+        b"[default1]:[rank3]: RuntimeError: boom", b"[Rank 5] Watchdog caught", b"plain line",
+        b"[2025-03-12 10:01:02] no rank here", b"(Worker pid=9) x", b"deviceLogicId[4] entry",
+    ]  # fmt: skip
+    for file_rank in (None, 2):
+        fast = FileContext("x.log", PathHints(), Limits(), file_rank=file_rank)
+        slow = FileContext("x.log", PathHints(), Limits(), file_rank=file_rank)
+        for no, raw in enumerate(lines, start=1):
+            assert fast.rank_of(no, raw) == slow.line(no, raw).rank, (file_rank, raw)
 
 
 def test_progress_matcher_agrees_with_python_re() -> None:

@@ -19,6 +19,7 @@ from kb.evidence.facts import (
     StackThread,
     Topology,
     WatchdogTimeout,
+    replace,
 )
 from kb.evidence.reader import PatternHits
 from kb.match.queries import Context, evaluate
@@ -41,9 +42,9 @@ def test_package_unknown_true_false() -> None:
     )
     r = evaluate(q, ctx(Facts(package_captures=[cap])))
     assert r.truth is Truth.TRUE and r.lines[0].where == "pip.txt:3"
-    old = cap.model_copy(update={"packages": {"accelerate": "0.28.0"}})
+    old = replace(cap, packages={"accelerate": "0.28.0"})
     assert evaluate(q, ctx(Facts(package_captures=[old]))).truth is Truth.FALSE
-    none = cap.model_copy(update={"packages": {"torch": "2.5.1"}})
+    none = replace(cap, packages={"torch": "2.5.1"})
     assert evaluate(q, ctx(Facts(package_captures=[none]))).truth is Truth.FALSE
 
 
@@ -82,7 +83,7 @@ def test_topology_all_pairs_pcie_and_nvlink() -> None:
     facts = Facts(topology=topo)
     assert evaluate(pcie, ctx(facts)).truth is Truth.TRUE
     assert evaluate(nv, ctx(facts)).truth is Truth.FALSE  # NIC links do not count
-    nvlinked = topo.model_copy(update={"links": {"GPU0,GPU1": "NV12", "GPU1,GPU0": "NV12"}})
+    nvlinked = replace(topo, links={"GPU0,GPU1": "NV12", "GPU1,GPU0": "NV12"})
     assert evaluate(nv, ctx(Facts(topology=nvlinked))).truth is Truth.TRUE
     assert evaluate(pcie, ctx(Facts(topology=nvlinked))).truth is Truth.FALSE
 
@@ -151,7 +152,7 @@ def test_source_finding_blames_rank_zero_only_for_the_main_branch() -> None:
     )
     r = evaluate(q, ctx(Facts(files=files, source_findings=[main])))
     assert r.truth is Truth.TRUE and r.ranks == [0]
-    other = main.model_copy(update={"guard": "rank == 0 [other ranks only]"})
+    other = replace(main, guard="rank == 0 [other ranks only]")
     assert evaluate(q, ctx(Facts(files=files, source_findings=[other]))).ranks == []
 
 
