@@ -145,18 +145,23 @@ class FileContext:
         self._cache = (no, line)
         return line
 
-    def rank_of(self, no: int, raw: bytes) -> int | None:
-        """`self.line(no, raw).rank`, without decoding when the line cannot name a rank itself.
+    def only_file_rank(self, raw: bytes | str) -> bool:
+        """True when the line's rank can only be the file's. With a file rank, `line` takes
+        another only from a `[rankN]:` prefix or a rank in the message, and both spell `rank`
+        (any case); other prefixes (`[default0]:`, Ray's pid) give way to the file's rank.
+        Lets callers skip decoding lines they only count by rank."""
+        if self.file_rank is None:
+            return False
+        if isinstance(raw, str):
+            return "ank" not in raw.lower()
+        return b"ank" not in raw.lower()
 
-        Only the file's rank is left when the line has no launcher prefix (`[..]:`, `(.. pid=`)
-        and no `ank` for a rank in its message; that is the same test `line` makes first.
-        """
+    def rank_of(self, no: int, raw: bytes | str) -> int | None:
+        """`self.line(no, raw).rank`, without decoding when `only_file_rank` says it may."""
         if self._cache is not None and self._cache[0] == no:
             return self._cache[1].rank
-        if self.file_rank is not None and b"ank" not in raw:
-            first = raw[:1]
-            if not ((first == b"[" and b"]:" in raw) or (first == b"(" and b" pid=" in raw)):
-                return self.file_rank
+        if self.only_file_rank(raw):
+            return self.file_rank
         return self.line(no, raw).rank
 
     def evidence(self, line: Line, source: str) -> EvidenceLine:

@@ -13,13 +13,13 @@ import os
 import re
 import zlib
 from collections import Counter, deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import BinaryIO, NamedTuple, cast
 
 from kb.evidence.bounded import ByteStream, InflateLimitError, PrefixedStream
-from kb.evidence.context import FileContext
+from kb.evidence.context import FileContext, Line
 from kb.evidence.facts import EvidenceFile, EvidenceLine, Facts, SkippedFile
 from kb.evidence.inputs import InputFile
 from kb.evidence.limits import Limits
@@ -92,7 +92,7 @@ def check_patterns(patterns: Sequence[LogPattern]) -> None:
     The whole set is compiled once (and cached); pattern by pattern only when that fails,
     to name the culprit, because compiling 500 databases one by one costs seconds."""
     try:
-        compile_patterns(tuple(patterns))
+        compile_patterns(tuple(patterns), progress=False)  # the set files on disk use
         return
     except Exception:
         pass
@@ -353,13 +353,14 @@ def _dispatcher(
         src = sources.get("text-log")
         if src is None:
             return
-        src.on_lines(PROGRESS[1], [ctx.line(no, raw) for no, raw in progress])
+        src.on_lines(PROGRESS[1], _last_per_rank(ctx, progress))
         progress.clear()
 
     return on_line, finish
 
 
 _NON_ASCII_WORD = re.compile(r"[^\W\x00-\x7f]")
+_WORDS = ("step", "epoch", "iter")  # literals of the progress pattern's word alternatives
 
 
 @lru_cache(maxsize=1)
@@ -375,6 +376,10 @@ def _progress_matcher() -> Callable[[str], bool]:
 
     def is_progress(text: str) -> bool:
         if text.isascii():
+            # every alternative of the pattern needs one of these (ASCII case-folds plainly)
+            lower = text.lower()
+            if "%|" not in text and "/" not in text and not any(w in lower for w in _WORDS):
+                return False
             return fast.search(text.encode("ascii")) is not None
         if _NON_ASCII_WORD.search(text) is None:
             return fast.search(text.encode("utf-8", "surrogatepass")) is not None
@@ -401,7 +406,22 @@ def _tail_progress(fs_path: str, total_lines: int, ctx: FileContext, src: LineSo
                     break
     except OSError:
         return
-    src.on_lines(PROGRESS[1], [ctx.line(no, text) for no, text in reversed(found)])
+    src.on_lines(PROGRESS[1], _last_per_rank(ctx, reversed(found)))
+
+
+def _last_per_rank(ctx: FileContext, items: Iterable[tuple[int, bytes | str]]) -> list[Line]:
+    """The last progress line of each rank, in the order the ranks first appear.
+
+    What `TextLogSource.on_lines` keeps of all the lines, but only those few are decoded and
+    attributed in full; the rest only need their rank (`ctx.rank_of`)."""
+    last: dict[int, tuple[int, bytes | str] | Line] = {}
+    for no, raw in items:
+        if ctx.only_file_rank(raw):
+            last[-1 if ctx.file_rank is None else ctx.file_rank] = (no, raw)
+        else:
+            line = ctx.line(no, raw)
+            last[-1 if line.rank is None else line.rank] = line
+    return [v if isinstance(v, Line) else ctx.line(*v) for v in last.values()]
 
 
 def _progress_lines(

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from packaging.version import InvalidVersion, Version
-
 from kb.evidence.facts import EvidenceLine, Facts
 
 _SCALARS = ("driver_version", "cuda_version", "cann_version", "nccl_version", "torch_cuda_version")
@@ -44,6 +42,8 @@ def merge_into(total: Facts, part: Facts, kind: str, origin: str) -> None:
 
 def _same_version(a: str, b: str) -> bool:
     """'2.1.0+cu121' and '2.1.0' are the same release; anything unparsable compares as text."""
+    from packaging.version import InvalidVersion, Version  # only when two captures differ
+
     try:
         return Version(a).public == Version(b).public
     except InvalidVersion:

@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import re
 
-from packaging.utils import canonicalize_name
-
 from kb.evidence.context import FileContext
 from kb.evidence.facts import PackageCapture
 from kb.evidence.sources.base import WholeFileSource
@@ -32,6 +30,8 @@ def add_capture(
     """Stores (name, version, line) rows as one capture, names canonicalized."""
     if not rows:
         return None
+    from packaging.utils import canonicalize_name  # only here: it costs 20 ms of start-up
+
     cap = PackageCapture(file=ctx.display, tool=tool)
     for name, version, line in rows:
         key = str(canonicalize_name(name))

@@ -52,12 +52,16 @@ def test_rank_of_agrees_with_line_attribution() -> None:
         b"h:4711:4801 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM",
         b"[default1]:[rank3]: RuntimeError: boom", b"[Rank 5] Watchdog caught", b"plain line",
         b"[2025-03-12 10:01:02] no rank here", b"(Worker pid=9) x", b"deviceLogicId[4] entry",
+        b"[default3]:{'loss': 1.2} step=4", b"[RANK2]: upper-case prefix", b"[default1]:[rank6]: x",
+        b"(Worker pid=9) h:9:1 [0] NCCL INFO comm 0x1 rank 3 nranks 8", b"RankID:4 ERR02200",
     ]  # fmt: skip
     for file_rank in (None, 2):
         fast = FileContext("x.log", PathHints(), Limits(), file_rank=file_rank)
         slow = FileContext("x.log", PathHints(), Limits(), file_rank=file_rank)
         for no, raw in enumerate(lines, start=1):
             assert fast.rank_of(no, raw) == slow.line(no, raw).rank, (file_rank, raw)
+            text = raw.decode()
+            assert fast.rank_of(no + 100, text) == slow.line(no + 100, text).rank, (file_rank, raw)
 
 
 def test_progress_matcher_agrees_with_python_re() -> None:
@@ -71,7 +75,8 @@ def test_progress_matcher_agrees_with_python_re() -> None:
     for text in [
         "Training:   0%|▍        | 0/1000 [00:00<12:31, 2.43it/s]", "ſtep 5", "éstep 5",
         "step ٣", "İteration 3", "Epoch: 4", "xstep 1", "_step 1", "step\u00a0=1", "no bar",
-        "\ufffd 3/10 [00:01", "STEP=7",
+        "\ufffd 3/10 [00:01", "STEP=7", "loss 3 | 10/100 [00:01<00:09", "Epoch=2",
+        "ITERATION: 5", "iter 7", "12%|##", "a/b path", "steps 4", "x 3/4 [1", "EPOCH 9 done",
     ]:  # fmt: skip
         assert fast(text) == bool(slow.search(text)), text
 
