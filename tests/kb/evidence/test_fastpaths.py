@@ -61,7 +61,8 @@ def test_rank_of_agrees_with_line_attribution() -> None:
         for no, raw in enumerate(lines, start=1):
             assert fast.rank_of(no, raw) == slow.line(no, raw).rank, (file_rank, raw)
             text = raw.decode()
-            assert fast.rank_of(no + 100, text) == slow.line(no + 100, text).rank, (file_rank, raw)
+            if fast.only_file_rank(text):  # the test _last_per_rank makes on decoded tails
+                assert slow.line(no + 100, text).rank == file_rank, raw
 
 
 def test_progress_matcher_agrees_with_python_re() -> None:
@@ -104,3 +105,4 @@ def test_tail_progress_first_window_gives_the_full_window_answer(tmp_path, monke
     windowed = last()
     monkeypatch.setattr(filereader, "TAIL_FIRST", filereader.TAIL_BYTES)
     assert windowed == last() and windowed
+
