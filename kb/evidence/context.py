@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import copyreg
-from collections import Counter
+from collections import Counter, deque
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -111,6 +111,7 @@ class FileContext:
     _pending: list[tuple[int, EvidenceLine]] = field(default_factory=list)
     _cache: tuple[int, Line] | None = None
     _suspicious_at: set[int] = field(default_factory=set)
+    _suspicious_tail: deque[tuple[Line, str]] | None = None
 
     def line(self, no: int, raw: bytes | str) -> Line:
         """Decodes and attributes a line (cached: several sources may look at the same one)."""
@@ -184,8 +185,27 @@ class FileContext:
         return len(items) < self.limits.lines_per_kind
 
     def suspicious(self, line: Line, source: str) -> None:
-        """Records an error/warning line once, whichever sources flagged it."""
-        if line.no in self._suspicious_at or not self.room(self.facts.suspicious):  # type: ignore[arg-type]
+        """Records an error/warning line once, whichever sources flagged it.
+
+        A log can hold more than the cap (a warning every step): the first half of the cap is
+        kept, and the last lines in a rolling tail, since a run's fatal error comes at its end.
+        """
+        if line.no in self._suspicious_at:
             return
         self._suspicious_at.add(line.no)
-        self.facts.suspicious.append(self.evidence(line, source))
+        tail_cap = self.limits.lines_per_kind // 2
+        if len(self.facts.suspicious) < self.limits.lines_per_kind - tail_cap:
+            self.facts.suspicious.append(self.evidence(line, source))
+            return
+        if self._suspicious_tail is None:
+            self._suspicious_tail = deque(maxlen=tail_cap)
+        self._suspicious_tail.append((line, source))
+
+    def finish_lines(self) -> None:
+        """Once a file is read: the suspicious tail joins the facts, then NCCL lines seen
+        before their pid's init line get their rank."""
+        if self._suspicious_tail:
+            for line, source in self._suspicious_tail:
+                self.facts.suspicious.append(self.evidence(line, source))
+            self._suspicious_tail = None
+        self.resolve_pending()

@@ -246,7 +246,7 @@ def _read(
         if from_tail and f.fs_path is not None and "text-log" in sources:
             _tail_progress(f.fs_path, stats.lines, ctx, sources["text-log"])
         size, lines = stats.bytes, stats.lines
-        ctx.resolve_pending()
+        ctx.finish_lines()
         for src in sources.values():
             _guarded(ctx, result, src.name, src.finish)
     rank = ctx.file_rank

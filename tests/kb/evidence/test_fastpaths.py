@@ -106,3 +106,13 @@ def test_tail_progress_first_window_gives_the_full_window_answer(tmp_path, monke
     monkeypatch.setattr(filereader, "TAIL_FIRST", filereader.TAIL_BYTES)
     assert windowed == last() and windowed
 
+
+def test_suspicious_lines_keep_both_ends_of_a_noisy_log() -> None:
+    """Past the cap, the first half and the last lines are kept: the fatal error at the
+    end of a log full of warnings must not be lost."""
+    ctx = FileContext("x.log", PathHints(), Limits(lines_per_kind=10))
+    for no in range(1, 101):
+        ctx.suspicious(ctx.line(no, f"WARNING step {no}"), "text-log")
+    ctx.suspicious(ctx.line(100, "WARNING step 100"), "text-log")  # a second source, same line
+    ctx.finish_lines()
+    assert [e.line for e in ctx.facts.suspicious] == [1, 2, 3, 4, 5, 96, 97, 98, 99, 100]
