@@ -83,14 +83,19 @@ def collective_op(
     count: int | None,
     dtype: str | None,
     evidence: EvidenceLine | None,
+    file: str = "",
+    line: int = 0,
 ) -> CollectiveOp:
     """`CollectiveOp(...)` by position (also how one is unpickled)."""
-    return CollectiveOp(rank=rank, op=op, seq=seq, count=count, dtype=dtype, evidence=evidence)
+    return CollectiveOp(
+        rank=rank, op=op, seq=seq, count=count, dtype=dtype, evidence=evidence, file=file,
+        line=line,
+    )  # fmt: skip
 
 
 def _reduce_collective_op(c: CollectiveOp) -> tuple[Any, ...]:
-    """Pickles a CollectiveOp as its six values (workers send them back by the thousand)."""
-    return (collective_op, (c.rank, c.op, c.seq, c.count, c.dtype, c.evidence))
+    """Pickles a CollectiveOp as its values (workers send them back by the thousand)."""
+    return (collective_op, (c.rank, c.op, c.seq, c.count, c.dtype, c.evidence, c.file, c.line))
 
 
 copyreg.pickle(CollectiveOp, _reduce_collective_op)

@@ -101,6 +101,8 @@ class CollectiveOp:
     count: int | None = None
     dtype: str | None = None
     evidence: EvidenceLine | None = None  # kept for the first and last few ops of each rank
+    file: str = ""  # where every op was logged, evidence line or not
+    line: int = 0
 
 
 @dataclass(kw_only=True)

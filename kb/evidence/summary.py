@@ -21,8 +21,8 @@ def _short(text: str, width: int = 140) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
-def _at(ev: EvidenceLine | None) -> str:
-    return f"{ev.file}:{ev.line}" if ev is not None else "line not kept"
+def _at(ev: EvidenceLine) -> str:
+    return f"{ev.file}:{ev.line}"
 
 
 def render_summary(bundle: EvidenceBundle) -> str:
@@ -129,7 +129,7 @@ def _collectives(f: Facts) -> list[str]:
             last = ops[-1]
             seq = f" seq {last.seq}" if last.seq is not None else ""
             out.append(
-                f"  rank {_rank(rank)}: {len(ops)} ops, last {last.op}{seq} ({_at(last.evidence)})"
+                f"  rank {_rank(rank)}: {len(ops)} ops, last {last.op}{seq} ({last.file}:{last.line})"
             )
     if f.watchdog_timeouts:
         out += ["", "Watchdog timeouts:"]

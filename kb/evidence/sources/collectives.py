@@ -19,6 +19,7 @@ KEEP = 4  # evidence lines kept at each end of a rank's sequence
 
 
 class _Op(NamedTuple):
+    no: int
     pid: int | None
     rank: int | None
     op: str
@@ -47,7 +48,7 @@ class CollectiveLog:
         if self.full():
             return
         index = len(self._ops)
-        self._ops.append(_Op(line.pid, line.rank, op, seq, count, dtype))
+        self._ops.append(_Op(line.no, line.pid, line.rank, op, seq, count, dtype))
         who: object = line.rank if line.rank is not None else ("pid", line.pid)
         self._last_of[(who, op)] = (index, line)
         seen = self._head_count.get(who, 0)
@@ -68,12 +69,15 @@ class CollectiveLog:
                 evidence[index] = self.ctx.evidence(line, self.source)
         pid_rank = self.ctx.pid_ranks.get
         out = self.ctx.facts.collectives
+        file = self.ctx.display
         for index, o in enumerate(self._ops):
             rank = o.rank if o.rank is not None else pid_rank(o.pid)
             ev = evidence.get(index)
             if ev is not None and ev.rank is None:
                 ev.rank = rank
             out.append(
-                collective_op(-1 if rank is None else rank, o.op, o.seq, o.numel, o.dtype, ev)
+                collective_op(
+                    -1 if rank is None else rank, o.op, o.seq, o.numel, o.dtype, ev, file, o.no
+                )
             )
         self._ops.clear()

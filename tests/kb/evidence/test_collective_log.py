@@ -18,11 +18,14 @@ def _log(ops: list[tuple[int, str]]) -> FileContext:
     return ctx
 
 
-def test_every_op_is_kept_in_order_with_its_rank() -> None:
+def test_every_op_is_kept_in_order_with_its_rank_and_place() -> None:
     ops = [(r, "AllReduce") for _ in range(50) for r in (0, 1)]
     facts = _log(ops).facts
     assert [(c.rank, c.seq) for c in facts.collectives] == [
         (r, i + 1) for i, (r, _) in enumerate(ops)
+    ]
+    assert [(c.file, c.line) for c in facts.collectives] == [
+        ("plog-1.log", no) for no in range(1, len(ops) + 1)
     ]
 
 
