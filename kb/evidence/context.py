@@ -187,7 +187,7 @@ class FileContext:
 
     def room(self, items: list[object]) -> bool:
         """Caps per-file lists so one runaway log cannot flood the facts."""
-        return len(items) < self.limits.lines_per_kind
+        return len(items) < self.limits.suspicious_per_file
 
     def suspicious(self, line: Line, source: str) -> None:
         """Records an error/warning line once, whichever sources flagged it.
@@ -198,8 +198,8 @@ class FileContext:
         if line.no in self._suspicious_at:
             return
         self._suspicious_at.add(line.no)
-        tail_cap = self.limits.lines_per_kind // 2
-        if len(self.facts.suspicious) < self.limits.lines_per_kind - tail_cap:
+        tail_cap = self.limits.suspicious_per_file // 2
+        if len(self.facts.suspicious) < self.limits.suspicious_per_file - tail_cap:
             self.facts.suspicious.append(self.evidence(line, source))
             return
         if self._suspicious_tail is None:

@@ -29,7 +29,7 @@ class Limits:
         4 * MIB
     )  # whole-file sources (pip freeze, nvidia-smi...) read at most this
     hits_per_file: int = 50  # EvidenceLine kept per pattern key and file
-    lines_per_kind: int = 2000  # suspicious lines (first and last halves) and notes per file
+    suspicious_per_file: int = 400  # error/warning lines kept per file: the first and last halves
     collectives_per_file: int = 200_000  # collective ops kept per file (sequences must stay whole)
     parallel_threshold: int = 64 * MIB  # total input size above which files are read in parallel
     stdin_max: int = 1 * GIB  # bytes buffered from standard input

@@ -110,7 +110,7 @@ def test_tail_progress_first_window_gives_the_full_window_answer(tmp_path, monke
 def test_suspicious_lines_keep_both_ends_of_a_noisy_log() -> None:
     """Past the cap, the first half and the last lines are kept: the fatal error at the
     end of a log full of warnings must not be lost."""
-    ctx = FileContext("x.log", PathHints(), Limits(lines_per_kind=10))
+    ctx = FileContext("x.log", PathHints(), Limits(suspicious_per_file=10))
     for no in range(1, 101):
         ctx.suspicious(ctx.line(no, f"WARNING step {no}"), "text-log")
     ctx.suspicious(ctx.line(100, "WARNING step 100"), "text-log")  # a second source, same line
