@@ -26,6 +26,7 @@ from kb.evidence.limits import Limits
 from kb.evidence.ranks import PathHints, content_rank, path_hints, strip_prefixes
 from kb.evidence.registry import LINE_SOURCES, SOURCES, classify
 from kb.evidence.scanning import PatternSet, scan_stream
+from kb.evidence.selection import scanned_in
 from kb.evidence.sources.base import LineSource, WholeFileSource
 from kb.evidence.sources.text_log import TextLogSource
 from kb.scan.engine import _line_regex
@@ -34,11 +35,16 @@ CASE = "<case>"
 
 
 class LogPattern(NamedTuple):
-    """A case log-query regex (RE2 syntax); hits are collected under `key`."""
+    """A case log-query regex (RE2 syntax); hits are collected under `key`.
+
+    `sources` and `files` are the query's own restrictions (kinds, path globs): a file is only
+    scanned for the patterns that can count there (`kb.evidence.selection.scanned_in`)."""
 
     key: str
     regex: str
     ignore_case: bool = False
+    sources: tuple[str, ...] = ()
+    files: tuple[str, ...] = ()
 
 
 @dataclass
@@ -59,7 +65,7 @@ TAIL_FIRST = 128 << 10  # tried first: enough when progress bars are most of the
 TAIL_FROM = 0  # files on disk larger than this read progress from their tail
 
 
-@lru_cache(maxsize=8)
+@lru_cache(maxsize=64)
 def compile_patterns(patterns: tuple[LogPattern, ...], progress: bool = True) -> Compiled:
     """Builds the pattern sets once per process for a given set of case patterns.
 
@@ -212,7 +218,8 @@ def _read(
     if ctx.file_rank is None:
         ctx.file_rank = head_rank(head_text)
     from_tail = f.fs_path is not None and not f.gz and f.size > TAIL_FROM
-    compiled = compile_patterns(patterns, progress=not from_tail)
+    wanted = tuple(p for p in patterns if scanned_in(p.sources, p.files, kind, f.display))
+    compiled = compile_patterns(wanted, progress=not from_tail)
     cls = SOURCES[kind]
     size = 0
     lines = 0
@@ -229,6 +236,8 @@ def _read(
             )
             kind = "text-log"
             body = PrefixedStream(data, stream)
+            wanted = tuple(p for p in patterns if scanned_in(p.sources, p.files, kind, f.display))
+            compiled = compile_patterns(wanted, progress=not from_tail)
         else:
             text = data.decode("utf-8", "replace")
             _guarded(ctx, result, kind, lambda: cls(ctx).parse(text))

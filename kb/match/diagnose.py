@@ -333,5 +333,8 @@ def diagnose_bundle(kb: KnowledgeBase, bundle: Any, only: str | None = None) -> 
 def read_bundle(kb: KnowledgeBase, evidence: str, workers: int | None = None) -> Any:
     from kb.evidence.reader import LogPattern, read_evidence
 
-    patterns = [LogPattern(p.key, p.regex, p.ignore_case) for p in kb.scan_patterns()]
+    patterns = [
+        LogPattern(p.key, p.regex, p.ignore_case, tuple(p.sources), tuple(p.files))
+        for p in kb.scan_patterns()
+    ]
     return read_evidence(evidence, patterns, workers=workers)

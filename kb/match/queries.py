@@ -7,7 +7,6 @@ it instead of guessing).
 
 from __future__ import annotations
 
-import fnmatch
 from collections import Counter
 from collections.abc import Callable
 from typing import Any
@@ -17,6 +16,7 @@ from packaging.version import InvalidVersion, Version
 
 from dsl import model as m
 from kb.evidence.facts import EvidenceLine, Facts, replace
+from kb.evidence.selection import WORDS_ONLY, glob_ok
 from kb.match.regex import search
 from kb.match.results import QueryResult, Truth
 from kb.scan.engine import extract
@@ -36,25 +36,9 @@ class Context:
         self.rank_of = {f.path: f.rank for f in self.facts.files}
 
 
-def _glob_ok(path: str, globs: list[str]) -> bool:
-    if not globs:
-        return True
-    inner = path.split("!/", 1)[-1]
-    for glob in globs:
-        for candidate in (path, inner):
-            if fnmatch.fnmatch(candidate, glob) or (
-                glob.startswith("**/") and fnmatch.fnmatch(candidate, glob[3:])
-            ):
-                return True
-            if "/" not in glob and fnmatch.fnmatch(candidate.rsplit("/", 1)[-1], glob):
-                return True
-    return False
-
-
 # A user's own words and their scripts are not tool output: "no linkdown in syslog" must not
 # count as a link-down line, nor `print("Preparing models")` as a run that got there. Such
-# files are searched only by queries that ask for their kind by name.
-WORDS_ONLY = frozenset({"notes", "python-source"})
+# files are searched only by queries that ask for their kind by name (WORDS_ONLY).
 
 
 def _file_ok(ctx: Context, path: str, q: m.LogQuery) -> bool:
@@ -63,7 +47,7 @@ def _file_ok(ctx: Context, path: str, q: m.LogQuery) -> bool:
         return False
     if not q.sources and kind in WORDS_ONLY:
         return False
-    return _glob_ok(path, q.files)
+    return glob_ok(path, q.files)
 
 
 def _quoted_hits(q: m.LogQuery, ctx: Context) -> list[EvidenceLine]:
