@@ -28,7 +28,10 @@ from dsl.api import (
 from dsl.diagnostics import Diagnostic, has_errors
 from dsl.validate import CASE_CHECKS, validate_cases
 
-COMPILER_VERSION = "2"
+COMPILER_VERSION = "3"
+# Lines of one pattern counted per file and rank before the count may stop (a lower bound from
+# then on); raised above a query's own min_count/max_count so its verdict cannot change.
+COUNT_ENOUGH = 1000
 
 
 class ScanPattern(BaseModel):
@@ -39,6 +42,8 @@ class ScanPattern(BaseModel):
     ignore_case: bool = False
     sources: list[str] = Field(default_factory=list)  # the query's kinds; empty = any
     files: list[str] = Field(default_factory=list)  # the query's path globs; empty = any
+    # a count this high in one rank's file decides every comparison the query makes
+    enough: int = COUNT_ENOUGH
 
 
 class CompiledCase(BaseModel):
@@ -89,6 +94,7 @@ def compile_case(case: m.Case, source_path: str, source_hash: str) -> CompiledCa
                     ignore_case=q.pattern.ignore_case,
                     sources=list(q.sources),
                     files=list(q.files),
+                    enough=max(COUNT_ENOUGH, q.min_count, (q.max_count or 0) + 1),
                 )
             )
     return CompiledCase(

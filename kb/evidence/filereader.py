@@ -23,7 +23,7 @@ from kb.evidence.context import FileContext, Line
 from kb.evidence.facts import EvidenceFile, EvidenceLine, Facts, SkippedFile
 from kb.evidence.inputs import InputFile
 from kb.evidence.limits import Limits
-from kb.evidence.ranks import PathHints, content_rank, path_hints, strip_prefixes
+from kb.evidence.ranks import PathHints, content_rank, device_rank, path_hints, strip_prefixes
 from kb.evidence.registry import LINE_SOURCES, SOURCES, classify
 from kb.evidence.scanning import PatternSet, scan_stream
 from kb.evidence.selection import scanned_in
@@ -38,13 +38,16 @@ class LogPattern(NamedTuple):
     """A case log-query regex (RE2 syntax); hits are collected under `key`.
 
     `sources` and `files` are the query's own restrictions (kinds, path globs): a file is only
-    scanned for the patterns that can count there (`kb.evidence.selection.scanned_in`)."""
+    scanned for the patterns that can count there (`kb.evidence.selection.scanned_in`).
+    `enough`: once a single-rank file has this many hits, its count may stop (it is then a
+    lower bound, and the file is listed in `PatternHits.saturated`); None counts every line."""
 
     key: str
     regex: str
     ignore_case: bool = False
     sources: tuple[str, ...] = ()
     files: tuple[str, ...] = ()
+    enough: int | None = None  # a count this high (per file and rank) may stop: see _dispatcher
 
 
 @dataclass
@@ -52,6 +55,7 @@ class Compiled:
     log_set: PatternSet  # every line source's patterns + the case patterns
     case_set: PatternSet | None  # case patterns only (for whole-file kinds)
     owners: dict[int, tuple[str, str]]  # pattern id -> (source name or CASE, key)
+    enough: dict[str, int]  # case key -> count after which a single-rank file may stop counting
 
     @property
     def progress_id(self) -> int | None:
@@ -89,6 +93,7 @@ def compile_patterns(patterns: tuple[LogPattern, ...], progress: bool = True) ->
         log_set=PatternSet(entries + case_entries),
         case_set=PatternSet(case_entries) if case_entries else None,
         owners=owners,
+        enough={p.key: p.enough for p in patterns if p.enough is not None},
     )
 
 
@@ -118,6 +123,7 @@ class FileResult:
     skipped: list[SkippedFile] = field(default_factory=list)
     hits: dict[str, list[EvidenceLine]] = field(default_factory=dict)
     counts: dict[str, dict[int, int]] = field(default_factory=dict)
+    saturated: set[str] = field(default_factory=set)  # keys whose count stopped at `enough`
     world_size: int | None = None
 
 
@@ -151,8 +157,20 @@ def _read_up_to(stream: ByteStream, n: int) -> bytes:
 
 
 def head_rank(head: str) -> int | None:
-    """The one rank the head's lines name (prefix or message), if they name exactly one."""
+    """The one rank the head's lines name (prefix or message), if they name exactly one.
+
+    Without any, the one device id they name (an Ascend plog is one process's, on one device;
+    its lines are attributed by device id anyway, see `FileContext.line`).
+
+    >>> head_rank("[rank2]: x\\n[Rank 2] y"), head_rank("[rank2]: x\\n[rank3]: y")
+    (2, None)
+    >>> head_rank("Entry-HcclAllReduce: count[8], deviceId[5]\\n[INFO] HCCL(1,python): x")
+    5
+    >>> head_rank("a deviceId[5]\\nb deviceId[6]") is None
+    True
+    """
     seen: set[int] = set()
+    devices: set[int] = set()
     for raw in head.splitlines()[:200]:
         s = strip_prefixes(raw)
         r = s.rank if s.rank is not None else content_rank(s.body)
@@ -160,7 +178,13 @@ def head_rank(head: str) -> int | None:
             seen.add(r)
             if len(seen) > 1:
                 return None
-    return seen.pop() if seen else None
+        elif "Id[" in s.body or "localRank[" in s.body:
+            d = device_rank(s.body)
+            if d is not None:
+                devices.add(d)
+    if seen:
+        return seen.pop()
+    return devices.pop() if len(devices) == 1 else None
 
 
 _READ_ERRORS = (OSError, EOFError, zlib.error, lzma.LZMAError, ValueError)
@@ -244,13 +268,15 @@ def _read(
             size = len(data)
             lines = text.count("\n") + (0 if not text or text.endswith("\n") else 1)
             if compiled.case_set is not None:
-                on_case_line, finish_case_scan = _dispatcher(ctx, result, compiled, {})
-                scan_stream(io.BytesIO(data), compiled.case_set, on_case_line)
+                on_case_line, finish_case_scan, muted = _dispatcher(
+                    ctx, result, compiled, {}, compiled.case_set
+                )
+                scan_stream(io.BytesIO(data), compiled.case_set, on_case_line, muted=muted)
                 finish_case_scan()
     if not issubclass(SOURCES[kind], WholeFileSource):
         sources: dict[str, LineSource] = {c.name: c(ctx) for c in LINE_SOURCES}
-        dispatch, finish_scan = _dispatcher(ctx, result, compiled, sources)
-        stats = scan_stream(cast(BinaryIO, body), compiled.log_set, dispatch)
+        dispatch, finish_scan, muted = _dispatcher(ctx, result, compiled, sources, compiled.log_set)
+        stats = scan_stream(cast(BinaryIO, body), compiled.log_set, dispatch, muted=muted)
         finish_scan()
         if from_tail and f.fs_path is not None and "text-log" in sources:
             _tail_progress(f.fs_path, stats.lines, ctx, sources["text-log"])
@@ -285,15 +311,24 @@ def _guarded(ctx: FileContext, result: FileResult, name: str, call: object) -> N
 
 
 def _dispatcher(
-    ctx: FileContext, result: FileResult, compiled: Compiled, sources: dict[str, LineSource]
-) -> tuple[Callable[[int, bytes, list[int]], None], Callable[[], None]]:
-    """The per-matched-line callback for the scanner, and what to run once the scan ends.
+    ctx: FileContext,
+    result: FileResult,
+    compiled: Compiled,
+    sources: dict[str, LineSource],
+    scanned: PatternSet,
+) -> tuple[Callable[[int, bytes, list[int]], None], Callable[[], None], set[int]]:
+    """The per-matched-line callback for the scanner, what to run once the scan ends, and the
+    set of pattern indexes of `scanned` the scan may stop reporting.
 
     Python work per matched line is what limits throughput, so a line is decoded and attributed
     (`ctx.line`) only when someone needs more than its rank: a source that has not declined it
     (`LineSource.skip`), or a case pattern still filling its first lines. Case hits past those
     keep their raw bytes in a short tail (the last lines before a hang are the telling ones) and
     are only counted per rank, which `ctx.rank_of` answers without decoding in most files.
+    A case pattern that matches most lines (progress, loss) would still cost Python work on
+    each: once a file that belongs to one rank has `enough` of them, the pattern is muted for
+    the rest of the file and its count is a lower bound, enough for any `min_count`/`max_count`
+    (the matcher asks for more than the largest of them).
     """
     owners = compiled.owners
     cap = ctx.limits.hits_per_file
@@ -304,6 +339,17 @@ def _dispatcher(
     progress: deque[tuple[int, bytes]] = deque(maxlen=PROGRESS_TAIL)
     progress_id = compiled.progress_id
     raw_filters = {name: src for name, src in sources.items() if src.raw_keys}
+    enough = compiled.enough
+    muted: set[int] = set()
+
+    def single_rank(rank: int | None) -> bool:
+        """The file is one rank's, and this line is that rank's: nothing else to count."""
+        file_rank = ctx.file_rank
+        return (
+            file_rank is not None
+            and rank == file_rank
+            and all(r == file_rank for r in ctx.line_ranks)
+        )
 
     def fail(owner: str, no: int, exc: Exception) -> None:
         failed.add(owner)
@@ -341,7 +387,12 @@ def _dispatcher(
                         tail = tails[key] = deque(maxlen=cap - head_cap)
                     tail.append((no, raw))
                     rank = line.rank if line is not None else ctx.rank_of(no, raw)
-                counter[-1 if rank is None else rank] += 1
+                slot = -1 if rank is None else rank
+                counter[slot] += 1
+                limit = enough.get(key)
+                if limit is not None and counter[slot] >= limit and single_rank(rank):
+                    muted.add(scanned.index_of[pid])
+                    result.saturated.add(key)
                 continue
             src = sources.get(owner)
             if src is None or owner in failed:
@@ -365,7 +416,7 @@ def _dispatcher(
         src.on_lines(PROGRESS[1], _last_per_rank(ctx, progress))
         progress.clear()
 
-    return on_line, finish
+    return on_line, finish, muted
 
 
 _NON_ASCII_WORD = re.compile(r"[^\W\x00-\x7f]")

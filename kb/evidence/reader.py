@@ -30,6 +30,7 @@ class PatternHits:
 
     lines: list[EvidenceLine] = field(default_factory=list)
     counts: dict[str, dict[int, int]] = field(default_factory=dict)  # file -> {rank or -1: count}
+    saturated: list[str] = field(default_factory=list)  # files whose count stopped at `enough`
 
 
 @dataclass(kw_only=True)
@@ -203,6 +204,8 @@ def _bundle(root: str, results: list[FileResult], skipped: list[SkippedFile]) ->
             ph.lines.extend(lines)
         for key, counts in res.counts.items():
             hits.setdefault(key, PatternHits()).counts[res.file.path] = dict(counts)
+        for key in sorted(res.saturated):
+            hits[key].saturated.append(res.file.path)
     facts.world_size = max(world) if world else _env_world_size(facts)
     facts.conflicts.extend(package_conflicts(facts))
     facts.conflicts.extend(env_conflicts(facts))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 
-from kb.evidence.facts import EvidenceLine, Facts
+from kb.evidence.facts import EvidenceLine, Facts, WatchdogTimeout
 from kb.evidence.merge import ENV_PREFIXES
 from kb.evidence.reader import EvidenceBundle
 
@@ -132,11 +132,16 @@ def _collectives(f: Facts) -> list[str]:
                 f"  rank {_rank(rank)}: {len(ops)} ops, last {last.op}{seq} ({last.file}:{last.line})"
             )
     if f.watchdog_timeouts:
-        out += ["", "Watchdog timeouts:"]
+        # the first report of each rank names the collective it hung in; later ones repeat it
+        out += ["", "Watchdog timeouts (the first of each rank):"]
+        by_rank: dict[int | None, list[WatchdogTimeout]] = defaultdict(list)
         for w in f.watchdog_timeouts:
+            by_rank[w.rank].append(w)
+        for who in sorted(by_rank, key=lambda r: -1 if r is None else r):
+            w, more = by_rank[who][0], len(by_rank[who]) - 1
             out.append(
-                f"  rank {_rank(w.rank)}: {w.op} seq {w.seq} timeout {w.timeout_ms} ms, ran {w.elapsed_ms} ms"
-                f" ({_at(w.evidence)})"
+                f"  rank {_rank(who)}: {w.op} seq {w.seq} timeout {w.timeout_ms} ms, ran {w.elapsed_ms} ms"
+                f" ({_at(w.evidence)})" + (f" (+{more} more)" if more else "")
             )
     if f.mismatches:
         out += ["", "Collective mismatches:"]

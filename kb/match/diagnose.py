@@ -334,7 +334,7 @@ def read_bundle(kb: KnowledgeBase, evidence: str, workers: int | None = None) ->
     from kb.evidence.reader import LogPattern, read_evidence
 
     patterns = [
-        LogPattern(p.key, p.regex, p.ignore_case, tuple(p.sources), tuple(p.files))
+        LogPattern(p.key, p.regex, p.ignore_case, tuple(p.sources), tuple(p.files), p.enough)
         for p in kb.scan_patterns()
     ]
     return read_evidence(evidence, patterns, workers=workers)

@@ -86,8 +86,10 @@ def eval_log(q: m.LogQuery, ctx: Context) -> QueryResult:
     hits = ctx.bundle.hits.get(f"{ctx.case_id}/{q.name}")
     per_rank: Counter[int] = Counter()
     lines: list[EvidenceLine] = []
+    at_least = False  # some file stopped counting at the pattern's `enough`
     if hits is not None:
         allowed = set(eligible)
+        at_least = any(path in allowed for path in hits.saturated)
         for path, counts in hits.counts.items():
             if path in allowed:
                 for rank, n in counts.items():
@@ -126,7 +128,7 @@ def eval_log(q: m.LogQuery, ctx: Context) -> QueryResult:
         blamed = _blamed_ranks(q, lines)
         if blamed:
             ranks = blamed
-    detail = f"{total} matching line(s)"
+    detail = f"{'at least ' if at_least else ''}{total} matching line(s)"
     if per_rank:
         by_rank = ", ".join(
             f"rank {r}: {n}" if r != NO_RANK else f"no rank: {n}"

@@ -80,12 +80,20 @@ class HyperscanBackend:
         self._db = _compile(exprs, flags, hs.HS_MODE_BLOCK)
         self._stream_db: hs.Database | None = None
 
-    def scan_block(self, data: memoryview) -> list[int]:
+    def scan_block(self, data: memoryview, muted: set[int] | None = None) -> list[int]:
         out: list[int] = []
         app, n = out.append, self.n
 
-        def on_match(idx: int, _start: int, end: int, _flags: int, _ctx: object) -> None:
-            app(end * n + idx)
+        if muted:  # a set the caller may grow between blocks; checked per match
+
+            def on_match(idx: int, _start: int, end: int, _flags: int, _ctx: object) -> None:
+                if idx not in muted:
+                    app(end * n + idx)
+
+        else:
+
+            def on_match(idx: int, _start: int, end: int, _flags: int, _ctx: object) -> None:
+                app(end * n + idx)
 
         self._db.scan(data, match_event_handler=on_match)  # type: ignore[type-var]
         return out

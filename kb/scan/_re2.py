@@ -53,11 +53,13 @@ class Re2Backend:
     def _present(self, data: bytes) -> list[int]:
         return self._set.Match(data) or []
 
-    def scan_block(self, data: memoryview) -> list[int]:
+    def scan_block(self, data: memoryview, muted: set[int] | None = None) -> list[int]:
         text = bytes(data)
         out: list[int] = []
         n = self.n
         for idx in self._present(text):
+            if muted and idx in muted:
+                continue
             out.extend(m.end() * n + idx for m in self._regexes[idx].finditer(text))
         return out
 

@@ -44,7 +44,7 @@ class _LineMatcher(Protocol):
 class _Backend(Protocol):
     n: int
 
-    def scan_block(self, data: memoryview) -> list[int]: ...
+    def scan_block(self, data: memoryview, muted: set[int] | None = None) -> list[int]: ...
     def line_stream(self, limit: int) -> Any: ...
 
 
@@ -125,6 +125,7 @@ class PatternSet:
             if not rx or syntax.backtracking_construct(rx) or syntax.buffer_anchor(rx):
                 raise ValueError(f"pattern {pid} {rx!r}: {validate_regex(rx, ic)}")
         self.ids: list[int] = [p[0] for p in self.patterns]
+        self.index_of: dict[int, int] = {pid: i for i, pid in enumerate(self.ids)}
         # Patterns whose hits must be re-checked on the line alone (see module docstring).
         self.verify: dict[int, Any] = {
             idx: _line_regex(rx, ic)
@@ -258,8 +259,13 @@ def scan_stream(
     *,
     max_line_bytes: int = 65536,
     chunk_size: int = 1 << 20,
+    muted: set[int] | None = None,
 ) -> ScanStats:
-    """Call `on_line(line_no, line, ids)` for each line matching at least one pattern, in order."""
+    """Call `on_line(line_no, line, ids)` for each line matching at least one pattern, in order.
+
+    `muted` holds pattern indexes (`PatternSet.index_of`) whose matches are dropped from the
+    next block on; the caller may add to it while the scan runs (a count that has seen enough).
+    """
     if chunk_size < 1 or max_line_bytes < 0:
         raise ValueError("chunk_size must be >= 1 and max_line_bytes >= 0")
     backend = patterns.backend
@@ -273,7 +279,7 @@ def scan_stream(
         end = carry + n
         if n == 0:
             if carry:  # what a long line left over, or a last line without a newline
-                codes = backend.scan_block(mv[:carry]) if backend else []
+                codes = backend.scan_block(mv[:carry], muted) if backend else []
                 lines += emit.block(buf, mv, carry, codes, lines) + (buf[carry - 1] != 10)
             break
         last_nl = buf.rfind(b"\n", carry, end)
@@ -281,14 +287,16 @@ def scan_stream(
             if end < chunk_size:
                 carry = end
                 continue
-            read, carry, eof = _long_line(stream, buf, mv, end, backend, emit, lines, chunk_size)
+            read, carry, eof = _long_line(
+                stream, buf, mv, end, backend, emit, lines, chunk_size, muted
+            )
             total += read
             lines += 1
             if eof:
                 break
             continue
         block_end = last_nl + 1
-        codes = backend.scan_block(mv[:block_end]) if backend else []
+        codes = backend.scan_block(mv[:block_end], muted) if backend else []
         lines += emit.block(buf, mv, block_end, codes, lines)
         carry = end - block_end
         if carry:
@@ -305,6 +313,7 @@ def _long_line(
     emit: _Emitter,
     lines_before: int,
     chunk_size: int,
+    muted: set[int] | None = None,
 ) -> tuple[int, int, bool]:
     """Consume a line longer than the buffer, keeping only its head.
 
@@ -338,6 +347,8 @@ def _long_line(
             buf[:carry] = buf[nl + 1 : n]
             break
     hits = matcher.close() if matcher else set()
+    if muted:
+        hits -= muted
     if last == 13 and length - 1 < keep:
         del head[-1]  # the CR of a CRLF ending, kept only because the line was cut
     if hits:

@@ -116,3 +116,20 @@ def test_suspicious_lines_keep_both_ends_of_a_noisy_log() -> None:
     ctx.suspicious(ctx.line(100, "WARNING step 100"), "text-log")  # a second source, same line
     ctx.finish_lines()
     assert [e.line for e in ctx.facts.suspicious] == [1, 2, 3, 4, 5, 96, 97, 98, 99, 100]
+
+
+def test_summary_lists_the_first_watchdog_timeout_of_each_rank() -> None:
+    from kb.evidence.facts import Facts, WatchdogTimeout
+    from kb.evidence.reader import EvidenceBundle
+    from kb.evidence.summary import render_summary
+
+    def wd(rank: int, seq: int) -> WatchdogTimeout:
+        ev = evidence_line(f"rank_{rank}.log", seq, rank, "Watchdog caught", None, "pytorch")
+        return WatchdogTimeout(rank=rank, op="allreduce", seq=seq, timeout_ms=600000, evidence=ev)
+
+    facts = Facts(watchdog_timeouts=[wd(1, 7), wd(0, 5), wd(1, 8), wd(1, 9)])
+    text = render_summary(EvidenceBundle(root="x", facts=facts))
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip().startswith("rank ")]
+    assert lines[0].startswith("rank 0: allreduce seq 5") and not lines[0].endswith("more)")
+    assert lines[1].startswith("rank 1: allreduce seq 7") and lines[1].endswith("(+2 more)")
+    assert len(lines) == 2
