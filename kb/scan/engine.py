@@ -194,7 +194,14 @@ def _fill(stream: BinaryIO, target: memoryview) -> int:
 class _Emitter:
     """Turns match codes of one block into `on_line` calls; the per-matched-line Python work."""
 
-    def __init__(self, patterns: PatternSet, on_line: OnLine, max_line_bytes: int) -> None:
+    def __init__(
+        self,
+        patterns: PatternSet,
+        on_line: OnLine,
+        max_line_bytes: int,
+        muted: set[int] | None = None,
+    ) -> None:
+        self.muted = muted if muted is not None else set()
         self.ids, self.verify = patterns.ids, patterns.verify
         self.on_line, self.max = on_line, max_line_bytes
         self.matched = 0
@@ -229,8 +236,11 @@ class _Emitter:
         cur_end = -1
         hits: set[int] = set()
         line_no = 0
+        muted = self.muted  # may grow while this block's lines are handed out
         for code in codes:
             end, idx = divmod(code, n)
+            if muted and idx in muted:
+                continue
             p = end - 1  # last byte of the match; its line is the match's line
             if p <= cur_end:
                 hits.add(idx)
@@ -269,7 +279,7 @@ def scan_stream(
     if chunk_size < 1 or max_line_bytes < 0:
         raise ValueError("chunk_size must be >= 1 and max_line_bytes >= 0")
     backend = patterns.backend
-    emit = _Emitter(patterns, on_line, max_line_bytes)
+    emit = _Emitter(patterns, on_line, max_line_bytes, muted)
     buf = bytearray(2 * chunk_size)
     mv = memoryview(buf)
     carry = lines = total = 0  # carry: bytes of an unfinished line at buf[:carry]

@@ -133,3 +133,23 @@ def test_summary_lists_the_first_watchdog_timeout_of_each_rank() -> None:
     assert lines[0].startswith("rank 0: allreduce seq 5") and not lines[0].endswith("more)")
     assert lines[1].startswith("rank 1: allreduce seq 7") and lines[1].endswith("(+2 more)")
     assert len(lines) == 2
+
+
+def test_a_count_stops_at_enough_only_in_a_one_rank_file(tmp_path: object) -> None:
+    """Past `enough` hits in a file that is one rank's, the count stops (a lower bound, the
+    file listed as saturated); a console holding several ranks is counted in full."""
+    from pathlib import Path
+
+    from kb.evidence.reader import LogPattern, read_evidence
+
+    assert isinstance(tmp_path, Path)
+    (tmp_path / "rank_3.log").write_text("".join(f"step {i} loss 0.5\n" for i in range(5000)))
+    (tmp_path / "console.log").write_text(
+        "".join(f"[rank{i % 2}]: step {i} loss 0.5\n" for i in range(5000))
+    )
+    pats = [LogPattern("loss", r"loss \d", enough=100), LogPattern("all", r"loss \d")]
+    hits = read_evidence(tmp_path, pats, workers=1).hits
+    one = hits["loss"].counts["rank_3.log"][3]
+    assert 100 <= one < 5000 and hits["loss"].saturated == ["rank_3.log"]
+    assert hits["loss"].counts["console.log"] == {0: 2500, 1: 2500}
+    assert hits["all"].counts["rank_3.log"] == {3: 5000} and hits["all"].saturated == []
