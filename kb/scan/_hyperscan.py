@@ -42,10 +42,15 @@ def _cache_dir() -> Path | None:
     return Path(root) / "scan"
 
 
-def _compile(exprs: list[bytes], flags: list[int], mode: int) -> hs.Database:
+def _compile(
+    exprs: list[bytes], flags: list[int], mode: int, ids: list[int] | None = None
+) -> hs.Database:
     """Compile, or load the same database from the on-disk cache."""
+    ids = list(range(len(exprs))) if ids is None else ids
     key = hashlib.sha256(
-        repr((getattr(hs, "__version__", "?"), platform.machine(), mode, exprs, flags)).encode()
+        repr(
+            (getattr(hs, "__version__", "?"), platform.machine(), mode, exprs, flags, ids)
+        ).encode()
     ).hexdigest()[:32]
     cache = _cache_dir()
     path = cache / f"{key}.hsdb" if cache else None
@@ -58,7 +63,7 @@ def _compile(exprs: list[bytes], flags: list[int], mode: int) -> hs.Database:
         except (hs.error, OSError, TypeError):
             pass  # stale or foreign file: recompile and overwrite
     db = hs.Database(mode=mode)
-    db.compile(expressions=exprs, ids=list(range(len(exprs))), flags=flags)
+    db.compile(expressions=exprs, ids=ids, flags=flags)
     if path is not None:
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -79,23 +84,35 @@ class HyperscanBackend:
         self._exprs, self._flags = exprs, flags
         self._db = _compile(exprs, flags, hs.HS_MODE_BLOCK)
         self._stream_db: hs.Database | None = None
+        self._without: dict[frozenset[int], hs.Database | None] = {}
+
+    def _db_without(self, muted: set[int]) -> hs.Database | None:
+        """The database minus muted patterns (their indexes kept as ids, so codes do not
+        change): a muted pattern that matches most lines would otherwise still cost a Python
+        callback per line. Compiled once per set (and cached on disk); None when all are."""
+        key = frozenset(muted)
+        if key not in self._without:
+            keep = [i for i in range(self.n) if i not in key]
+            self._without[key] = (
+                _compile(
+                    [self._exprs[i] for i in keep], [self._flags[i] for i in keep],
+                    hs.HS_MODE_BLOCK, keep,
+                )
+                if keep
+                else None
+            )  # fmt: skip
+        return self._without[key]
 
     def scan_block(self, data: memoryview, muted: set[int] | None = None) -> list[int]:
         out: list[int] = []
         app, n = out.append, self.n
 
-        if muted:  # a set the caller may grow between blocks; checked per match
+        def on_match(idx: int, _start: int, end: int, _flags: int, _ctx: object) -> None:
+            app(end * n + idx)
 
-            def on_match(idx: int, _start: int, end: int, _flags: int, _ctx: object) -> None:
-                if idx not in muted:
-                    app(end * n + idx)
-
-        else:
-
-            def on_match(idx: int, _start: int, end: int, _flags: int, _ctx: object) -> None:
-                app(end * n + idx)
-
-        self._db.scan(data, match_event_handler=on_match)  # type: ignore[type-var]
+        db = self._db_without(muted) if muted else self._db
+        if db is not None:
+            db.scan(data, match_event_handler=on_match)  # type: ignore[type-var]
         return out
 
     def line_stream(self, limit: int) -> HyperscanLine:

@@ -124,6 +124,17 @@ class PatternSet:
         for pid, rx, ic in self.patterns:
             if not rx or syntax.backtracking_construct(rx) or syntax.buffer_anchor(rx):
                 raise ValueError(f"pattern {pid} {rx!r}: {validate_regex(rx, ic)}")
+        # an empty match would hit every line (and the `.*$` each pattern gets hides it from
+        # the engine's own check); a regex RE2 cannot compile is reported by validate_regex
+        for pid, rx, ic in self.patterns:
+            try:
+                empty = _line_regex(rx, ic).search(b"") is not None
+            except Exception:
+                empty = False
+            if empty:
+                raise ValueError(
+                    f"pattern {pid} {rx!r}: matches the empty string, so it would match every line"
+                )
         self.ids: list[int] = [p[0] for p in self.patterns]
         self.index_of: dict[int, int] = {pid: i for i, pid in enumerate(self.ids)}
         # Patterns whose hits must be re-checked on the line alone (see module docstring).
@@ -135,7 +146,7 @@ class PatternSet:
         self.backend: _Backend | None = self._compile() if self.patterns else None
 
     def _compile(self) -> _Backend:
-        exprs = [syntax.crlf_dollar(rx).encode() for _, rx, _ in self.patterns]
+        exprs = [syntax.to_line_end(syntax.crlf_dollar(rx)).encode() for _, rx, _ in self.patterns]
         try:
             if self.engine == "hyperscan" and _hyperscan is not None:
                 m, c = _hyperscan.FLAG_MULTILINE, _hyperscan.FLAG_CASELESS
