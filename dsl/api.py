@@ -54,7 +54,8 @@ def find_case_files(paths: Iterable[Path | str]) -> tuple[list[Path], list[Diagn
             else:
                 found.extend(sorted(p for p in path.glob(f"*/{CASE_FILE}") if p.is_file()))
         else:
-            problems.append(Diagnostic(path=str(path), message="no such file or folder", code="io"))
+            problems.append(Diagnostic(path=str(path), message="no such file or folder",
+                                       code="io"))
     unique: dict[Path, None] = {}
     for p in found:
         unique.setdefault(p.resolve(), None)
@@ -75,23 +76,11 @@ def parse_case_file(path: Path) -> tuple[m.Case | None, list[Diagnostic], str | 
     try:
         text = path.read_bytes().decode("utf-8")
     except UnicodeDecodeError as err:
-        return (
-            None,
-            [
-                Diagnostic(
-                    path=shown,
-                    message=f"not UTF-8 text: {err.reason} at byte {err.start}",
-                    code="io",
-                )
-            ],
-            None,
-        )
+        return None, [Diagnostic(path=shown, message=f"not UTF-8 text: {err.reason} at byte "
+                                 f"{err.start}", code="io")], None
     except OSError as err:
-        return (
-            None,
-            [Diagnostic(path=shown, message=f"cannot read: {err.strerror}", code="io")],
-            None,
-        )
+        return None, [Diagnostic(path=shown, message=f"cannot read: {err.strerror}",
+                                 code="io")], None
     try:
         syntax = parse_text(text, shown)
     except CaseSyntaxError as err:

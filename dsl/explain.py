@@ -31,17 +31,11 @@ def describe_query(q: m.Query) -> str:
             count += f" and at most {q.max_count}"
         return f"log: /{q.pattern.pattern}/{q.pattern.flags} in {where}, {count} {scope}"
     if isinstance(q, m.PackageQuery):
-        return (
-            f"package: {q.package} installed at {q.specifier or 'any version'}"
-            " (pip freeze / pip list / conda list / collect_env / accelerate env)"
-        )
+        return f"package: {q.package} installed at {q.specifier or 'any version'}" \
+               " (pip freeze / pip list / conda list / collect_env / accelerate env)"
     if isinstance(q, m.EnvQuery):
-        test = {
-            "set": "is set",
-            "unset": "is not set",
-            "equals": f"equals {q.value!r}",
-            "matches": f"matches /{q.regex.pattern if q.regex else ''}/",
-        }[q.test]
+        test = {"set": "is set", "unset": "is not set", "equals": f"equals {q.value!r}",
+                "matches": f"matches /{q.regex.pattern if q.regex else ''}/"}[q.test]
         return f"env: {q.variable} {test} (env dumps, accelerate env, NCCL 'set by environment')"
     if isinstance(q, m.HardwareQuery):
         parts = [f"{q.device} devices"]
@@ -56,15 +50,11 @@ def describe_query(q: m.Query) -> str:
         return f"topology: {q.pairs} GPU pair linked by {q.links} (nvidia-smi topo -m)"
     if isinstance(q, m.CollectivesQuery):
         op = f" for ops /{q.op.pattern}/" if q.op else ""
-        return (
-            f"collectives: {q.check}{op} across ≥ {q.min_ranks} ranks "
-            "(HCCL entry logs, DETAIL fingerprints, watchdog)"
-        )
+        return f"collectives: {q.check}{op} across ≥ {q.min_ranks} ranks " \
+               "(HCCL entry logs, DETAIL fingerprints, watchdog)"
     if isinstance(q, m.StackQuery):
-        return (
-            f"stack: a frame matching /{q.frame.pattern}/ {q.scope.value} "
-            "(py-spy, faulthandler, tracebacks)"
-        )
+        return f"stack: a frame matching /{q.frame.pattern}/ {q.scope.value} " \
+               "(py-spy, faulthandler, tracebacks)"
     if isinstance(q, m.SourceQuery):
         call = f" calling /{q.call.pattern}/" if q.call else ""
         return f"source: {q.finding}{call} (training scripts, read with ast)"

@@ -117,10 +117,7 @@ class Lowerer:
 
     # ------------------------------------------------------------------ statements
     def fields(
-        self,
-        items: Sequence[s.Item],
-        spec: sc.BlockSpec,
-        fields: tuple[sc.Field, ...],
+        self, items: Sequence[s.Item], spec: sc.BlockSpec, fields: tuple[sc.Field, ...],
         where: str,
     ) -> tuple[dict[str, Any], list[s.BlockNode]]:
         """Attribute values by name (repeatable ones as lists) and the nested blocks."""
@@ -135,11 +132,8 @@ class Lowerer:
             if isinstance(item, s.AttributeNode):
                 f = known.get(item.name)
                 if f is None and item.name in spec.blocks:
-                    self.error(
-                        item.span,
-                        f"`{item.name}` is a block here: `{item.name} {{ ... }}`",
-                        "unknown-field",
-                    )
+                    self.error(item.span, f"`{item.name}` is a block here: "
+                               f"`{item.name} {{ ... }}`", "unknown-field")
                     continue
                 if f is None:
                     options = list(known) + list(spec.blocks)
@@ -179,15 +173,11 @@ class Lowerer:
                     continue
                 blocks.append(item)
             elif isinstance(item, s.EvidenceNode):
-                self.error(
-                    item.span,
-                    f"`evidence` belongs directly in the case, not in {where}",
-                    "misplaced",
-                )
+                self.error(item.span, f"`evidence` belongs directly in the case, not in {where}",
+                           "misplaced")
             elif isinstance(item, s.MatchNode):
-                self.error(
-                    item.span, f"`match` belongs directly in the case, not in {where}", "misplaced"
-                )
+                self.error(item.span, f"`match` belongs directly in the case, not in {where}",
+                           "misplaced")
         return values, blocks
 
     def text(self, values: dict[str, Any], name: str, span: Span) -> m.Text | None:
@@ -199,28 +189,19 @@ class Lowerer:
 
     def label_text(self, block: s.BlockNode, spec: sc.BlockSpec) -> str:
         if block.label is None:
-            self.error(
-                block.span,
-                f'`{block.name}` needs a {spec.label_doc}: `{block.name} "..." {{ ... }}`',
-                "missing-label",
-            )
+            self.error(block.span, f"`{block.name}` needs a {spec.label_doc}: "
+                       f'`{block.name} "..." {{ ... }}`', "missing-label")
             return ""
         if isinstance(block.label, s.StringValue | s.TextBlockValue):
             return block.label.value
-        self.error(
-            block.label.span,
-            f"the label of `{block.name}` is {spec.label_doc}, written as a string",
-            "bad-value",
-        )
+        self.error(block.label.span, f"the label of `{block.name}` is {spec.label_doc}, "
+                   f"written as a string", "bad-value")
         return ""
 
     def no_label(self, block: s.BlockNode) -> None:
         if block.label is not None:
-            self.error(
-                block.label.span,
-                f"`{block.name}` takes no label: `{block.name} {{ ... }}`",
-                "bad-value",
-            )
+            self.error(block.label.span, f"`{block.name}` takes no label: `{block.name} {{ ... }}`",
+                       "bad-value")
 
     # ------------------------------------------------------------------ pieces
     def collect(self, block: s.BlockNode) -> tuple[list[m.CodeBlock], m.Text | None]:
@@ -237,12 +218,15 @@ class Lowerer:
                 node.span,
                 f"unknown evidence kind `{node.kind}` for `{node.name}`",
                 "unknown-kind",
-                help=_suggest(node.kind, sc.QUERY_FIELDS) or f"kinds: {', '.join(sc.QUERY_FIELDS)}",
+                help=_suggest(node.kind, sc.QUERY_FIELDS)
+                or f"kinds: {', '.join(sc.QUERY_FIELDS)}",
             )
             return None
         spec = sc.BLOCKS["evidence"]
         where = f"`{node.kind}` evidence `{node.name}`"
-        values, blocks = self.fields(node.items, spec, sc.COMMON_QUERY_FIELDS + kind_fields, where)
+        values, blocks = self.fields(
+            node.items, spec, sc.COMMON_QUERY_FIELDS + kind_fields, where
+        )
         missing = [n for n in sc.REQUIRED_QUERY_FIELDS[node.kind] if n not in values]
         for name in missing:
             self.error(node.span, f"{where} needs `{name}`", "missing-field")
@@ -266,14 +250,9 @@ class Lowerer:
         if kind == "log":
             scope = m.Scope(v.get("scope", "any"))
             return m.LogQuery(
-                pattern=v["pattern"],
-                files=v.get("files", []),
-                sources=v.get("sources", []),
-                scope=scope,
-                rank=v.get("rank"),
-                min_count=v.get("min_count", 1),
-                max_count=v.get("max_count"),
-                **common,
+                pattern=v["pattern"], files=v.get("files", []), sources=v.get("sources", []),
+                scope=scope, rank=v.get("rank"), min_count=v.get("min_count", 1),
+                max_count=v.get("max_count"), **common,
             )
         if kind == "package":
             return self.package_query(node, v["requires"], common)
@@ -283,31 +262,20 @@ class Lowerer:
                 test = "equals"
             elif "matches" in v:
                 test = "matches"
-            return m.EnvQuery(
-                variable=v["variable"],
-                test=test,
-                value=v.get("equals"),
-                regex=v.get("matches"),
-                **common,
-            )
+            return m.EnvQuery(variable=v["variable"], test=test, value=v.get("equals"),
+                              regex=v.get("matches"), **common)
         if kind == "hardware":
-            return m.HardwareQuery(
-                device=v.get("device", "any"),
-                model=v.get("model"),
-                min_devices=v.get("min_devices"),
-                max_devices=v.get("max_devices"),
-                **common,
-            )
+            return m.HardwareQuery(device=v.get("device", "any"), model=v.get("model"),
+                                   min_devices=v.get("min_devices"),
+                                   max_devices=v.get("max_devices"), **common)
         if kind == "topology":
             return m.TopologyQuery(links=v["links"], pairs=v.get("pairs", "any"), **common)
         if kind == "collectives":
-            return m.CollectivesQuery(
-                check=v["check"], op=v.get("op"), min_ranks=v.get("min_ranks", 2), **common
-            )
+            return m.CollectivesQuery(check=v["check"], op=v.get("op"),
+                                      min_ranks=v.get("min_ranks", 2), **common)
         if kind == "stack":
-            return m.StackQuery(
-                frame=v["frame"], scope=m.Scope(v.get("scope", "any")), rank=v.get("rank"), **common
-            )
+            return m.StackQuery(frame=v["frame"], scope=m.Scope(v.get("scope", "any")),
+                                rank=v.get("rank"), **common)
         if kind == "source":
             return m.SourceQuery(finding=v["finding"], call=v.get("call"), **common)
         return None  # pragma: no cover - kinds are checked above
@@ -321,25 +289,14 @@ class Lowerer:
         try:
             req = Requirement(requirement)
         except InvalidRequirement as err:
-            span = next(
-                (
-                    i.value.span
-                    for i in node.items
-                    if isinstance(i, s.AttributeNode) and i.name == "requires"
-                ),
-                node.span,
-            )
+            span = next((i.value.span for i in node.items
+                         if isinstance(i, s.AttributeNode) and i.name == "requires"), node.span)
             reason = str(err).splitlines()[0]  # packaging adds its own caret lines
-            self.error(
-                span,
-                f"invalid requirement {requirement!r}: {reason}",
-                "bad-version",
-                help='write it as in pip: "accelerate>=1.0,<1.2"',
-            )
+            self.error(span, f"invalid requirement {requirement!r}: {reason}", "bad-version",
+                       help='write it as in pip: "accelerate>=1.0,<1.2"')
             return None
-        return m.PackageQuery(
-            package=str(canonicalize_name(req.name)), specifier=str(req.specifier), **common
-        )
+        return m.PackageQuery(package=str(canonicalize_name(req.name)),
+                              specifier=str(req.specifier), **common)
 
     def expr(self, node: s.Expr) -> m.Expr:
         if isinstance(node, s.RefExpr):
@@ -352,24 +309,20 @@ class Lowerer:
             return m.Or(operands=[self.expr(o) for o in node.operands], span=node.span)
         count = node.count.value
         if count != int(count) or count < 1:
-            self.error(
-                node.count.span, "`at_least N of (...)` needs a whole number N ≥ 1", "bad-value"
-            )
-        return m.AtLeast(
-            count=int(count), operands=[self.expr(o) for o in node.operands], span=node.span
-        )
+            self.error(node.count.span, "`at_least N of (...)` needs a whole number N ≥ 1",
+                       "bad-value")
+        return m.AtLeast(count=int(count), operands=[self.expr(o) for o in node.operands],
+                         span=node.span)
 
     def condition(self, node: s.MatchNode) -> m.Condition:
         clauses = []
         for c in node.clauses:
             weight = 1.0 if c.weight is None else c.weight.value
             if weight <= 0:
-                self.error(
-                    c.weight.span if c.weight else c.span, "a weight must be above 0", "bad-value"
-                )
-            clauses.append(
-                m.Clause(role=m.Role(c.role), expr=self.expr(c.expr), weight=weight, span=c.span)
-            )
+                self.error(c.weight.span if c.weight else c.span, "a weight must be above 0",
+                           "bad-value")
+            clauses.append(m.Clause(role=m.Role(c.role), expr=self.expr(c.expr),
+                                    weight=weight, span=c.span))
         return m.Condition(clauses=clauses, span=node.span)
 
     def step(self, block: s.BlockNode) -> m.Step:
@@ -384,9 +337,8 @@ class Lowerer:
             if ovalues.get("run") is not None:
                 alternatives.append((label, ovalues["run"]))
             else:
-                self.error(
-                    option.span, f'option "{label}" needs a `run` code block', "missing-field"
-                )
+                self.error(option.span, f'option "{label}" needs a `run` code block',
+                           "missing-field")
         return m.Step(
             title=m.Text(en=title, zh=values.get("title.zh"), span=block.span),
             why=self.text(values, "why", block.span),
@@ -404,32 +356,23 @@ class Lowerer:
         steps = [self.step(b) for b in blocks]
         if not steps:
             self.error(block.span, f'remedy "{title}" has no `step`', "missing-field")
-        return m.Remedy(
-            title=m.Text(en=title, zh=values.get("title.zh"), span=block.span),
-            steps=steps,
-            span=block.span,
-        )
+        return m.Remedy(title=m.Text(en=title, zh=values.get("title.zh"), span=block.span),
+                        steps=steps, span=block.span)
 
     def symptom(self, block: s.BlockNode) -> m.Symptom:
         spec = sc.BLOCKS["symptom"]
         text = self.label_text(block, spec)
         values, _ = self.fields(block.items, spec, spec.fields, "symptom")
-        return m.Symptom(
-            text=m.Text(en=text, zh=values.get("zh"), span=block.span),
-            evidence=values.get("shows") or [],
-            span=block.span,
-        )
+        return m.Symptom(text=m.Text(en=text, zh=values.get("zh"), span=block.span),
+                         evidence=values.get("shows") or [], span=block.span)
 
     def fixture(self, block: s.BlockNode) -> m.FixtureExpectation | None:
         spec = sc.BLOCKS["fixture"]
         path = self.label_text(block, spec)
         values, blocks = self.fields(block.items, spec, spec.fields, f'fixture "{path}"')
         if "expect" not in values:
-            self.error(
-                block.span,
-                f'fixture "{path}" needs `expect match` or `expect no-match`',
-                "missing-field",
-            )
+            self.error(block.span, f'fixture "{path}" needs `expect match` or `expect no-match`',
+                       "missing-field")
             return None
         lines: list[tuple[str, str]] = []
         for lb in blocks:
@@ -438,29 +381,20 @@ class Lowerer:
                 if isinstance(item, s.AttributeNode) and isinstance(item.value, s.StringValue):
                     lines.append((item.name, item.value.value))
                 else:
-                    self.error(
-                        item.span, 'inside `lines { }` write `QUERY "file:line"`', "bad-value"
-                    )
+                    self.error(item.span, 'inside `lines { }` write `QUERY "file:line"`',
+                               "bad-value")
         return m.FixtureExpectation(
-            path=path,
-            outcome=values["expect"] or "match",
-            culprit_rank=values.get("culprit_rank"),
-            lines=lines,
-            todo=values.get("todo"),
-            span=block.span,
+            path=path, outcome=values["expect"] or "match", culprit_rank=values.get("culprit_rank"),
+            lines=lines, todo=values.get("todo"), span=block.span,
         )
 
     def provenance(self, block: s.BlockNode) -> m.Provenance:
         spec = sc.BLOCKS["provenance"]
         self.no_label(block)
         values, _ = self.fields(block.items, spec, spec.fields, "provenance")
-        return m.Provenance(
-            source=values.get("source"),
-            date=values.get("date"),
-            verified_on=self.text(values, "verified_on", block.span),
-            authors=values.get("authors") or [],
-            span=block.span,
-        )
+        return m.Provenance(source=values.get("source"), date=values.get("date"),
+                            verified_on=self.text(values, "verified_on", block.span),
+                            authors=values.get("authors") or [], span=block.span)
 
     # ------------------------------------------------------------------ the case
     def case(self, file: s.CaseFile, folder: str = "") -> m.Case | None:
@@ -474,9 +408,8 @@ class Lowerer:
             if values.get(required) is None:
                 self.error(node.span, f"case `{node.id}` needs `{required}`", "missing-field")
         if not matches:
-            self.error(
-                node.span, f"case `{node.id}` needs a `match {{ ... }}` condition", "missing-field"
-            )
+            self.error(node.span, f"case `{node.id}` needs a `match {{ ... }}` condition",
+                       "missing-field")
         for extra in matches[1:]:
             self.error(extra.span, "a case has one `match` block", "duplicate-field")
         queries = []
@@ -484,11 +417,8 @@ class Lowerer:
         seen: dict[str, Span] = {}
         for ev in evidence:
             if ev.name in seen:
-                self.error(
-                    ev.span,
-                    f"evidence `{ev.name}` is defined twice (first at line {seen[ev.name].line})",
-                    "duplicate-evidence",
-                )
+                self.error(ev.span, f"evidence `{ev.name}` is defined twice "
+                           f"(first at line {seen[ev.name].line})", "duplicate-evidence")
                 continue
             seen[ev.name] = ev.span
             q = self.query(ev)
@@ -506,8 +436,7 @@ class Lowerer:
         provenance = [self.provenance(b) for b in by_name.get("provenance", [])]
         fixtures = [f for f in (self.fixture(b) for b in by_name.get("fixture", [])) if f]
         data: dict[str, Any] = {
-            k: v
-            for k, v in values.items()
+            k: v for k, v in values.items()
             if v is not None and "." not in k and k not in ("title", "summary", "cause")
         }
         try:

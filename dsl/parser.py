@@ -185,19 +185,12 @@ def _syntax_diagnostic(path: str, text: str, err: UnexpectedInput) -> Diagnostic
     except Exception:  # a heuristic must never hide the real error
         found = None
     if found is not None:
-        return Diagnostic(
-            path=path,
-            line=found.line,
-            column=found.column,
-            message=found.message,
-            help=found.help,
-            code="syntax",
-        )
+        return Diagnostic(path=path, line=found.line, column=found.column,
+                          message=found.message, help=found.help, code="syntax")
     message = _generic(text, err)
     friendly = friendly_message(err, text)
-    return Diagnostic(
-        path=path, line=line, column=column, message=message, help=friendly, code="syntax"
-    )
+    return Diagnostic(path=path, line=line, column=column, message=message, help=friendly,
+                      code="syntax")
 
 
 def parse_text(text: str, path: str = "<string>") -> s.CaseFile:
@@ -216,8 +209,6 @@ def parse_text(text: str, path: str = "<string>") -> s.CaseFile:
         raise CaseSyntaxError(
             Diagnostic(path=path, message=f"internal error: {err.orig_exc}", code="internal")
         ) from None
-    comments = [
-        c.model_copy(update={"span": c.span.model_copy(update={"path": path})})
-        for c in _comments(text)
-    ]
+    comments = [c.model_copy(update={"span": c.span.model_copy(update={"path": path})})
+                for c in _comments(text)]
     return s.CaseFile(case=case, comments=comments, span=case.span)

@@ -57,9 +57,9 @@ CASE_FIELDS = (
     Field("tags", WORDS, "Free-form tags (kebab-case)."),
     Field("components", WORDS, "Software involved: accelerate, nccl, hccl, torch, deepspeed…"),
     Field("platforms", WORDS, "cuda, ascend, rocm…"),
-    Field("hardware", STRINGS, 'Hardware models where it was seen: "RTX 4090".'),
-    Field("affected", STRINGS, 'Affected versions as requirements: "accelerate>=1.0".'),
-    Field("fixed", STRINGS, 'Versions known good: "accelerate==0.28.0".'),
+    Field("hardware", STRINGS, "Hardware models where it was seen: \"RTX 4090\"."),
+    Field("affected", STRINGS, "Affected versions as requirements: \"accelerate>=1.0\"."),
+    Field("fixed", STRINGS, "Versions known good: \"accelerate==0.28.0\"."),
     Field("references", STRINGS, "URLs: articles, issues, docs."),
     Field("specializes", WORDS, "Ids of more general cases this one refines; it wins over them."),
     Field("related", WORDS, "Ids of related cases."),
@@ -169,12 +169,8 @@ COMMON_QUERY_FIELDS = (
 
 QUERY_FIELDS: dict[str, tuple[Field, ...]] = {
     "log": (
-        Field(
-            "pattern",
-            REGEX,
-            "A linear-time regex matched against each line. A named "
-            "group `(?P<rank>\\d+)` names the rank the line blames (the culprit).",
-        ),
+        Field("pattern", REGEX, "A linear-time regex matched against each line. A named "
+              "group `(?P<rank>\\d+)` names the rank the line blames (the culprit)."),
         Field("files", STRINGS, 'Globs choosing files: ["**/plog-*.log"]. Default: every file.'),
         Field("sources", WORDS, "Only files of these evidence kinds: [nccl, pytorch]."),
         Field("scope", WORD, "Which ranks must show it.", choices=SCOPES),
@@ -182,7 +178,9 @@ QUERY_FIELDS: dict[str, tuple[Field, ...]] = {
         Field("min_count", INT, "At least this many matching lines (default 1)."),
         Field("max_count", INT, "At most this many matching lines."),
     ),
-    "package": (Field("requires", TEXT, 'A requirement: "accelerate>=1.0" (PEP 440).'),),
+    "package": (
+        Field("requires", TEXT, 'A requirement: "accelerate>=1.0" (PEP 440).'),
+    ),
     "env": (
         Field("variable", WORD, "The environment variable."),
         Field("is", WORD, "The test.", choices=("set", "unset")),

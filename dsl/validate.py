@@ -41,12 +41,9 @@ def check_regexes(case: m.Case) -> Iterator[Diagnostic]:
     for name, regex in _regexes(case):
         problem = regex_problem(regex)
         if problem:
-            yield Diagnostic.at(
-                regex.span,
-                f"regex in `{name}`: {problem}",
-                code="bad-regex",
-                help="case patterns must run in linear time: no backreferences or lookaround",
-            )
+            yield Diagnostic.at(regex.span, f"regex in `{name}`: {problem}", code="bad-regex",
+                                help="case patterns must run in linear time: no backreferences "
+                                "or lookaround")
 
 
 def check_versions(case: m.Case) -> Iterator[Diagnostic]:
@@ -58,11 +55,8 @@ def check_versions(case: m.Case) -> Iterator[Diagnostic]:
                 Requirement(text)
             except InvalidRequirement as err:
                 reason = str(err).splitlines()[0]  # packaging adds its own caret lines
-                yield Diagnostic.at(
-                    case.span,
-                    f"`{field_name}`: invalid requirement {text!r}: {reason}",
-                    code="bad-version",
-                )
+                yield Diagnostic.at(case.span, f"`{field_name}`: invalid requirement {text!r}: "
+                                    f"{reason}", code="bad-version")
 
 
 def _refs(expr: m.Expr) -> Iterator[m.Ref]:
@@ -82,38 +76,26 @@ def check_names(case: m.Case) -> Iterator[Diagnostic]:
         for ref in _refs(clause.expr):
             used.add(ref.name)
             if ref.name not in defined:
-                yield Diagnostic.at(
-                    ref.span,
-                    f"`{ref.name}` is not a defined evidence query",
-                    code="undefined-evidence",
-                    help=_near(ref.name, defined),
-                )
+                yield Diagnostic.at(ref.span, f"`{ref.name}` is not a defined evidence query",
+                                    code="undefined-evidence",
+                                    help=_near(ref.name, defined))
     for symptom in case.symptoms:
         for name in symptom.evidence:
             used.add(name)
             if name not in defined:
-                yield Diagnostic.at(
-                    symptom.span,
-                    f"symptom shows `{name}`, which is not a defined evidence query",
-                    code="undefined-evidence",
-                    help=_near(name, defined),
-                )
+                yield Diagnostic.at(symptom.span, f"symptom shows `{name}`, which is not a "
+                                    "defined evidence query", code="undefined-evidence",
+                                    help=_near(name, defined))
     for fixture in case.fixtures:
         for name, _where in fixture.lines:
             if name not in defined:
-                yield Diagnostic.at(
-                    fixture.span,
-                    f"fixture line names `{name}`, which is not a defined evidence query",
-                    code="undefined-evidence",
-                    help=_near(name, defined),
-                )
+                yield Diagnostic.at(fixture.span, f"fixture line names `{name}`, which is not "
+                                    "a defined evidence query", code="undefined-evidence",
+                                    help=_near(name, defined))
     for q in case.queries:
         if q.name not in used and not case.broken_queries:
-            yield Diagnostic.at(
-                q.span,
-                f"evidence `{q.name}` is never used in `match` or a symptom",
-                code="unused-evidence",
-            )
+            yield Diagnostic.at(q.span, f"evidence `{q.name}` is never used in `match` or a "
+                                "symptom", code="unused-evidence")
 
 
 def _near(name: str, options: set[str]) -> str | None:
@@ -127,44 +109,30 @@ def check_queries(case: m.Case) -> Iterator[Diagnostic]:
     for q in case.queries:
         if isinstance(q, m.LogQuery | m.StackQuery):
             if q.scope is m.Scope.RANK and q.rank is None:
-                yield Diagnostic.at(
-                    q.span, f"`{q.name}` has `scope rank` but no `rank N`", code="impossible-query"
-                )
+                yield Diagnostic.at(q.span, f"`{q.name}` has `scope rank` but no `rank N`",
+                                    code="impossible-query")
             if q.rank is not None and q.scope is not m.Scope.RANK:
-                yield Diagnostic.at(
-                    q.span, f"`{q.name}` names a rank; add `scope rank`", code="impossible-query"
-                )
+                yield Diagnostic.at(q.span, f"`{q.name}` names a rank; add `scope rank`",
+                                    code="impossible-query")
         if isinstance(q, m.LogQuery) and q.max_count is not None and q.max_count < q.min_count:
-            yield Diagnostic.at(
-                q.span,
-                f"`{q.name}`: max_count {q.max_count} is below min_count {q.min_count}",
-                code="impossible-query",
-            )
-        if (
-            isinstance(q, m.HardwareQuery)
-            and q.min_devices is not None
-            and q.max_devices is not None
-            and q.max_devices < q.min_devices
-        ):
-            yield Diagnostic.at(
-                q.span, f"`{q.name}`: max_devices is below min_devices", code="impossible-query"
-            )
+            yield Diagnostic.at(q.span, f"`{q.name}`: max_count {q.max_count} is below "
+                                f"min_count {q.min_count}", code="impossible-query")
+        if (isinstance(q, m.HardwareQuery) and q.min_devices is not None
+                and q.max_devices is not None and q.max_devices < q.min_devices):
+            yield Diagnostic.at(q.span, f"`{q.name}`: max_devices is below min_devices",
+                                code="impossible-query")
         if isinstance(q, m.EnvQuery) and q.test == "matches" and q.regex is None:
-            yield Diagnostic.at(
-                q.span, f"`{q.name}` needs `matches /regex/`", code="impossible-query"
-            )
+            yield Diagnostic.at(q.span, f"`{q.name}` needs `matches /regex/`",
+                                code="impossible-query")
         if isinstance(q, m.LogQuery):
             from kb.evidence.registry import SOURCES
 
             for source in q.sources:
                 if source not in SOURCES:
-                    yield Diagnostic.at(
-                        q.span,
-                        f"`{q.name}`: unknown evidence source `{source}`",
-                        code="unknown-source",
-                        help=_near(source, set(SOURCES))
-                        or f"sources: {', '.join(sorted(SOURCES))}",
-                    )
+                    yield Diagnostic.at(q.span, f"`{q.name}`: unknown evidence source "
+                                        f"`{source}`", code="unknown-source",
+                                        help=_near(source, set(SOURCES))
+                                        or f"sources: {', '.join(sorted(SOURCES))}")
 
 
 def _eval(expr: m.Expr, env: dict[str, bool]) -> bool:
@@ -184,18 +152,12 @@ def check_satisfiable(case: m.Case) -> Iterator[Diagnostic]:
     for clause in clauses:
         for node in _walk(clause.expr):
             if isinstance(node, m.AtLeast) and node.count > len(node.operands):
-                yield Diagnostic.at(
-                    node.span,
-                    f"at_least {node.count} of {len(node.operands)} queries can never hold",
-                    code="unsatisfiable",
-                )
+                yield Diagnostic.at(node.span, f"at_least {node.count} of {len(node.operands)} "
+                                    "queries can never hold", code="unsatisfiable")
     required = [c for c in clauses if c.role is m.Role.REQUIRED]
     if not required:
-        yield Diagnostic.at(
-            case.condition.span,
-            "the condition has no `require` clause: the case would match any evidence",
-            code="unsatisfiable",
-        )
+        yield Diagnostic.at(case.condition.span, "the condition has no `require` clause: the "
+                            "case would match any evidence", code="unsatisfiable")
         return
     names = sorted({r.name for c in clauses for r in _refs(c.expr)})
     if len(names) > MAX_SAT_NAMES:
@@ -206,12 +168,9 @@ def check_satisfiable(case: m.Case) -> Iterator[Diagnostic]:
             _eval(c.expr, env) for c in clauses if c.role is m.Role.RULING_OUT
         ):
             return
-    yield Diagnostic.at(
-        case.condition.span,
-        "the condition can never be true: no evidence "
-        "makes every `require` hold while no `rule_out` holds",
-        code="unsatisfiable",
-    )
+    yield Diagnostic.at(case.condition.span, "the condition can never be true: no evidence "
+                        "makes every `require` hold while no `rule_out` holds",
+                        code="unsatisfiable")
 
 
 def _walk(expr: m.Expr) -> Iterator[m.Expr]:
@@ -225,17 +184,11 @@ def _walk(expr: m.Expr) -> Iterator[m.Expr]:
 
 def check_identity(case: m.Case) -> Iterator[Diagnostic]:
     if not KEBAB.match(case.id):
-        yield Diagnostic.at(
-            case.span,
-            f"case id `{case.id}` is not kebab-case (lower-case words joined by `-`)",
-            code="bad-id",
-        )
+        yield Diagnostic.at(case.span, f"case id `{case.id}` is not kebab-case "
+                            "(lower-case words joined by `-`)", code="bad-id")
     if case.folder and Path(case.folder).name != case.id:
-        yield Diagnostic.at(
-            case.span,
-            f"case id `{case.id}` differs from its folder name `{Path(case.folder).name}`",
-            code="id-not-folder",
-        )
+        yield Diagnostic.at(case.span, f"case id `{case.id}` differs from its folder name "
+                            f"`{Path(case.folder).name}`", code="id-not-folder")
 
 
 def check_fixture_folders(case: m.Case) -> Iterator[Diagnostic]:
@@ -244,11 +197,8 @@ def check_fixture_folders(case: m.Case) -> Iterator[Diagnostic]:
     root = Path(case.folder) / "fixtures"
     for fixture in case.fixtures:
         if not (root / fixture.path).is_dir():
-            yield Diagnostic.at(
-                fixture.span,
-                f"fixture folder `fixtures/{fixture.path}` does not exist",
-                code="missing-fixture",
-            )
+            yield Diagnostic.at(fixture.span, f"fixture folder `fixtures/{fixture.path}` does "
+                                "not exist", code="missing-fixture")
 
 
 CASE_CHECKS: tuple[Callable[[m.Case], Iterator[Diagnostic]], ...] = (
@@ -275,24 +225,14 @@ def validate_cases(cases: list[m.Case], known_ids: set[str] | None = None) -> li
     for case in cases:
         if case.id in seen:
             first = seen[case.id]
-            out.append(
-                Diagnostic.at(
-                    case.span,
-                    f"duplicate case id `{case.id}` (also in {first.path}:{first.line})",
-                    code="duplicate-id",
-                )
-            )
+            out.append(Diagnostic.at(case.span, f"duplicate case id `{case.id}` (also in "
+                                     f"{first.path}:{first.line})", code="duplicate-id"))
         else:
             seen[case.id] = case.span
     for case in cases:
         for other in case.specializes + case.related:
             if other not in seen and other not in (known_ids or set()):
-                out.append(
-                    Diagnostic.at(
-                        case.span,
-                        f"`{case.id}` refers to unknown case `{other}`",
-                        code="unknown-case",
-                        severity=Severity.ERROR,
-                    )
-                )
+                out.append(Diagnostic.at(case.span, f"`{case.id}` refers to unknown case "
+                                         f"`{other}`", code="unknown-case",
+                                         severity=Severity.ERROR))
     return out

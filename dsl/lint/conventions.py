@@ -20,42 +20,10 @@ KEBAB = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 SLUG = re.compile(r"^[a-z0-9]+([.-][a-z0-9]+)*$")  # kebab-case; dots allowed for versions
 
 KNOWN_COMPONENTS: set[str] = {
-    "accelerate",
-    "apex",
-    "docker",
-    "kubernetes",
-    "ray",
-    "efa",
-    "infiniband",
-    "roce",
-    "bitsandbytes",
-    "cann",
-    "colossalai",
-    "cuda",
-    "deepspeed",
-    "driver",
-    "fsdp",
-    "gloo",
-    "hccl",
-    "horovod",
-    "jax",
-    "lightning",
-    "megatron",
-    "mpi",
-    "nccl",
-    "peft",
-    "python",
-    "rccl",
-    "rocm",
-    "slurm",
-    "torch",
-    "torch-npu",
-    "torchrun",
-    "transformers",
-    "trl",
-    "ucx",
-    "vllm",
-    "xla",
+    "accelerate", "apex", "docker", "kubernetes", "ray", "efa", "infiniband", "roce", "bitsandbytes", "cann", "colossalai", "cuda", "deepspeed", "driver",
+    "fsdp", "gloo", "hccl", "horovod", "jax", "lightning", "megatron", "mpi", "nccl", "peft",
+    "python", "rccl", "rocm", "slurm", "torch", "torch-npu", "torchrun", "transformers", "trl",
+    "ucx", "vllm", "xla",
 }
 
 
@@ -69,11 +37,8 @@ class TagNotKebabCase(Rule):
             for word in words:
                 if not KEBAB.match(word):
                     fixed = re.sub(r"[^a-z0-9]+", "-", word.lower()).strip("-")
-                    yield self.report(
-                        case.span,
-                        f"{field_name} `{word}` is not kebab-case",
-                        help=f"write `{fixed}`" if fixed else None,
-                    )
+                    yield self.report(case.span, f"{field_name} `{word}` is not kebab-case",
+                                      help=f"write `{fixed}`" if fixed else None)
 
 
 class UnknownComponent(Rule):
@@ -86,15 +51,9 @@ class UnknownComponent(Rule):
             if name.upper().startswith("TODO") or name in KNOWN_COMPONENTS:
                 continue
             near = difflib.get_close_matches(name, sorted(KNOWN_COMPONENTS), n=1)
-            yield self.report(
-                case.span,
-                f"component `{name}` is not a known component",
-                help=(
-                    f"did you mean `{near[0]}`?"
-                    if near
-                    else "add it to KNOWN_COMPONENTS in dsl/lint/conventions.py"
-                ),
-            )
+            yield self.report(case.span, f"component `{name}` is not a known component",
+                              help=(f"did you mean `{near[0]}`?" if near else
+                                    "add it to KNOWN_COMPONENTS in dsl/lint/conventions.py"))
 
 
 class FixtureNameNotKebabCase(Rule):

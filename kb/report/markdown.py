@@ -50,10 +50,8 @@ def render_markdown(diagnosis: Diagnosis, kb: KnowledgeBase) -> str:
         out.append(f"### {i}. {v.title} (`{v.id}`)")
         out.append("")
         culprit = f", culprit rank **{v.culprit_rank}**" if v.culprit_rank is not None else ""
-        out.append(
-            f"Score **{v.score:.2f}**, confidence **{v.confidence}**{culprit}. "
-            f"[Case page]({v.page})"
-        )
+        out.append(f"Score **{v.score:.2f}**, confidence **{v.confidence}**{culprit}. "
+                   f"[Case page]({v.page})")
         out.append("")
         if v.evidence:
             out += ["<details><summary>Evidence</summary>", ""]

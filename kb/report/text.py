@@ -117,9 +117,8 @@ def _verdict(index: int, v: Verdict, kb: KnowledgeBase, style: Style) -> list[st
     return out
 
 
-def render_text(
-    diagnosis: Diagnosis, kb: KnowledgeBase, *, colour: bool = False, summary: str = ""
-) -> str:
+def render_text(diagnosis: Diagnosis, kb: KnowledgeBase, *, colour: bool = False,
+                summary: str = "") -> str:
     style = Style(colour)
     out: list[str] = []
     if diagnosis.matches:
@@ -140,12 +139,10 @@ def render_text(
         if diagnosis.near_misses:
             out.append("Partly matching (not enough to say):")
             for v in diagnosis.near_misses:
-                failed = [
-                    c.text for c in v.clauses if c.role == "require" and c.truth.value != "true"
-                ]
-                ruled = [
-                    c.text for c in v.clauses if c.role == "rule_out" and c.truth.value == "true"
-                ]
+                failed = [c.text for c in v.clauses if c.role == "require" and c.truth.value
+                          != "true"]
+                ruled = [c.text for c in v.clauses if c.role == "rule_out" and c.truth.value
+                         == "true"]
                 why = []
                 if failed:
                     why.append(f"missing {'; '.join(failed)}")
@@ -173,8 +170,7 @@ def render_text(
     return "\n".join(out).rstrip() + "\n"
 
 
-def write_text(
-    diagnosis: Diagnosis, kb: KnowledgeBase, summary: str = "", stream: TextIO | None = None
-) -> None:
+def write_text(diagnosis: Diagnosis, kb: KnowledgeBase, summary: str = "",
+               stream: TextIO | None = None) -> None:
     stream = stream or sys.stdout
     stream.write(render_text(diagnosis, kb, colour=use_colour(stream), summary=summary))

@@ -113,11 +113,8 @@ def excerpt_block(found: Excerpt) -> Md:
     where = [f"fixture {escape.code(found.fixture)}", f"file {escape.code(found.file)}"]
     if found.rank is not None:
         where.append(f"rank {found.rank}")
-    how = {
-        "engine": "",
-        "declared": " (the line the fixture declares)",
-        "regex": " (found by the pattern, for display)",
-    }[found.found_by]
+    how = {"engine": "", "declared": " (the line the fixture declares)",
+           "regex": " (found by the pattern, for display)"}[found.found_by]
     head = f"Seen in the case's evidence: {', '.join(where)}, line {found.line}{how}:"
     return Md(f"{head}\n\n{escape.fence(chr(10).join(found.lines), 'text', options)}")
 
@@ -190,28 +187,21 @@ def _glance(case: m.Case, lang: str) -> Md | None:
     seen_items = [pick(s.text) for s in case.symptoms if pick(s.text)]
     if zh and not seen_items and not case.summary.zh:
         return None
-    see = (
-        escape.text(seen_items[0])
-        if seen_items
-        else escape.text(pick(case.summary) or case.summary.en)
-    )
+    see = (escape.text(seen_items[0]) if seen_items
+           else escape.text(pick(case.summary) or case.summary.en))
     summary = [escape.text(case.summary.zh)] if zh and case.summary.zh else []
     if zh and case.title.zh:
         summary.insert(0, Md(f"**{escape.line(case.title.zh)}**"))
     why = prose(case.cause, lang) or escape.text(pick(case.summary) or case.summary.en)
-    labels = (
-        ("你会看到", "原因", "解决办法") if zh else ("What you see", "Why it happens", "The fix")
-    )
+    labels = ("你会看到", "原因", "解决办法") if zh else ("What you see", "Why it happens", "The fix")
     parts = [*summary, f"**{labels[0]}:** {see}", f"**{labels[1]}:** {why}"]
     if case.remedies:
         fixes = [escape.line(pick(r.title) or r.title.en) for r in case.remedies]
         steps = "步骤" if zh else "steps"
         parts.append(f"**{labels[2]}:** " + "; ".join(fixes) + f" ([{steps}](#fix))")
     else:
-        parts.append(
-            f"**{labels[2]}:** "
-            + ("暂无已知的修复方法。" if zh else "no known fix yet; see the cause and references.")
-        )
+        parts.append(f"**{labels[2]}:** " + ("暂无已知的修复方法。" if zh else
+                                             "no known fix yet; see the cause and references."))
     return Md("\n\n".join(parts))
 
 
@@ -242,11 +232,8 @@ def _author_words(en: Md | None, zh: Md | None) -> Md | None:
 
 
 def _query(case: m.Case, q: m.Query, role: m.Role | None) -> dict[str, Any]:
-    role_words = (
-        describe.ROLE_WORDS.get(role, "Shown in the symptoms")
-        if role
-        else ("Shown in the symptoms")
-    )
+    role_words = describe.ROLE_WORDS.get(role, "Shown in the symptoms") if role else (
+        "Shown in the symptoms")
     found = excerpt(case, q)
     note_en = prose(q.collect_note)
     note_zh = prose(q.collect_note, "zh")
@@ -306,18 +293,15 @@ def case_context(data: SiteData, case: m.Case, language_page: bool) -> dict[str,
     remedies = []
     for r in case.remedies:
         en = _remedy(r, "en")
-        remedies.append(
-            {
-                "title": escape.line(r.title.en),
-                "body": bilingual(en, _remedy(r, "zh") if zh else None),
-            }
-        )
+        remedies.append({
+            "title": escape.line(r.title.en),
+            "body": bilingual(en, _remedy(r, "zh") if zh else None),
+        })
     glance_en = _glance(case, "en") or Md("")
     glance_zh = _glance(case, "zh") if zh else None
     lexer = "kbcase" if lexer_available() else "text"
-    related = [
-        {"link": case_link(r.case, ""), "why": escape.text(r.why)} for r in data.related(case)
-    ]
+    related = [{"link": case_link(r.case, ""), "why": escape.text(r.why)}
+               for r in data.related(case)]
     return {
         "fm_title": Md(escape.yaml_str(case.title.en)),
         "fm_description": Md(escape.yaml_str(case.summary.en)),
@@ -331,8 +315,7 @@ def case_context(data: SiteData, case: m.Case, language_page: bool) -> dict[str,
         "clauses": [describe.clause(c) for c in case.condition.clauses],
         "queries": [_query(case, q, roles.get(q.name)) for q in case.queries],
         "cause": bilingual(prose(case.cause) or Md(""), prose(case.cause, "zh"))
-        if case.cause
-        else None,
+        if case.cause else None,
         "remedies": remedies,
         "affected": [escape.code(v) for v in case.affected],
         "fixed": [escape.code(v) for v in case.fixed],
@@ -405,9 +388,8 @@ def _grouped(cases: Iterable[m.Case], keys: Any) -> list[tuple[Md, list[Md]]]:
     for case in cases:
         for key in keys(case):
             groups[key].append(case)
-    return [
-        (escape.line(k), [case_link(c) for c in groups[k]]) for k in sorted(groups, key=str.lower)
-    ]
+    return [(escape.line(k), [case_link(c) for c in groups[k]])
+            for k in sorted(groups, key=str.lower)]
 
 
 def index_contexts(data: SiteData) -> dict[str, dict[str, Any]]:
@@ -426,20 +408,13 @@ def index_contexts(data: SiteData) -> dict[str, dict[str, Any]]:
     for sev in SEVERITY_ORDER:
         group = [c for c in data.cases if c.severity == sev]
         if group:
-            by_severity.append(
-                {
-                    "severity": escape.text(sev.capitalize()),
-                    "cases": [
-                        {
-                            "link": case_link(c, ""),
-                            "summary": escape.line(c.summary.en),
-                            "id": escape.code(c.id),
-                            "components": ", ".join(escape.code(x) for x in c.components),
-                        }
-                        for c in group
-                    ],
-                }
-            )
+            by_severity.append({
+                "severity": escape.text(sev.capitalize()),
+                "cases": [{"link": case_link(c, ""), "summary": escape.line(c.summary.en),
+                           "id": escape.code(c.id),
+                           "components": ", ".join(escape.code(x) for x in c.components)}
+                          for c in group],
+            })
     return {
         "cases/index.md": {"groups": by_severity, "count": len(data.cases)},
         "find/symptoms.md": {

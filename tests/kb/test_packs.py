@@ -82,14 +82,8 @@ def _env() -> dict[str, str]:
 
 
 def _pytest(root: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "pytest", "-v", "-p", "no:cacheprovider"],
-        cwd=root,
-        env=_env(),
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    return subprocess.run([sys.executable, "-m", "pytest", "-v", "-p", "no:cacheprovider"],
+                          cwd=root, env=_env(), capture_output=True, text=True, timeout=300)
 
 
 def test_plain_pytest_collects_and_passes_the_pack(pack: Path) -> None:
@@ -103,38 +97,20 @@ def test_plain_pytest_collects_and_passes_the_pack(pack: Path) -> None:
 
 def test_broken_regex_fails_naming_case_and_fixture(pack: Path) -> None:
     case = pack / "cases" / CASE_ID / "case.kb"
-    case.write_text(
-        CASE.replace("Got completion from peer", "Got completions from peer"), encoding="utf-8"
-    )
+    case.write_text(CASE.replace("Got completion from peer", "Got completions from peer"),
+                    encoding="utf-8")
     run = _pytest(pack)
     assert run.returncode == 1, run.stdout + run.stderr
     assert "case.kb::positive/ib-retry-exceeded FAILED" in run.stdout
-    assert (
-        f"case {CASE_ID}, fixture positive/ib-retry-exceeded" in run.stdout
-        and f"expected {CASE_ID} to match, but it did not" in run.stdout
-    ), run.stdout
+    assert (f"case {CASE_ID}, fixture positive/ib-retry-exceeded" in run.stdout
+            and f"expected {CASE_ID} to match, but it did not" in run.stdout), run.stdout
 
 
 def test_diagnose_with_cases_matches_the_pack_case(pack: Path) -> None:
     evidence = pack / "cases" / CASE_ID / "fixtures" / "positive" / "ib-retry-exceeded"
-    run = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "kb.cli.main",
-            "diagnose",
-            "--cases",
-            str(pack / "cases"),
-            "--evidence",
-            str(evidence),
-            "--format",
-            "json",
-        ],
-        env=_env(),
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    run = subprocess.run([sys.executable, "-m", "kb.cli.main", "diagnose", "--cases",
+                          str(pack / "cases"), "--evidence", str(evidence), "--format", "json"],
+                         env=_env(), capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stderr
     report = json.loads(run.stdout)
     assert [m["id"] for m in report["matches"]][:1] == [CASE_ID]
@@ -143,20 +119,10 @@ def test_diagnose_with_cases_matches_the_pack_case(pack: Path) -> None:
 def test_kb_test_and_check_take_the_pack(pack: Path) -> None:
     cases = str(pack / "cases")
     for argv in (["test", "--cases", cases, CASE_ID], ["check", cases]):
-        run = subprocess.run(
-            [sys.executable, "-m", "kb.cli.main", *argv],
-            env=_env(),
-            capture_output=True,
-            text=True,
-            timeout=300,
-        )
+        run = subprocess.run([sys.executable, "-m", "kb.cli.main", *argv], env=_env(),
+                             capture_output=True, text=True, timeout=300)
         assert run.returncode == 0, run.stdout + run.stderr
     env = _env() | {"KB_CASES": cases}
-    run = subprocess.run(
-        [sys.executable, "-m", "kb.cli.main", "test", CASE_ID],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    run = subprocess.run([sys.executable, "-m", "kb.cli.main", "test", CASE_ID], env=env,
+                         capture_output=True, text=True, timeout=300)
     assert "2 passed, 0 failed" in run.stdout.splitlines(), run.stdout + run.stderr

@@ -25,7 +25,8 @@ def test_bundled_site_builds_strictly_with_a_page_per_case(bundled_site: Path) -
         page = _page(bundled_site, f"cases/{case.id}")
         assert 'class="admonition kb-glance"' in page, case.id
         assert f'href="{case.id}/"' in index, f"{case.id} missing from the cases index"
-    for path in ("", "find/symptoms", "find/components", "find/hardware", "tags", "contributing"):
+    for path in ("", "find/symptoms", "find/components", "find/hardware", "tags",
+                 "contributing"):
         assert (bundled_site / path / "index.html").is_file(), path
 
 
@@ -55,18 +56,14 @@ def test_case_page_shows_evidence_fixes_and_source(extra_site: Path) -> None:
     assert 'class="admonition kb-glance"' in page and "What you see" in page
     assert "中文" in page and "你会看到" in page  # English | 中文 tabs
     # The fixture line that the query matches is highlighted, with its real line number.
-    marked = [
-        re.sub(r"<[^>]+>", "", part.split("\n", 1)[0])
-        for part in page.split('<span class="hll">')[1:]
-    ]
+    marked = [re.sub(r"<[^>]+>", "", part.split("\n", 1)[0])
+              for part in page.split('<span class="hll">')[1:]]
     assert any(SAMPLE_ERROR in line for line in marked), marked
     assert "in the logs (files matching" in page and "of exactly one rank" in page
     assert "installed at a version matching" in page
-    assert "data-tabs" in page or 'class="tabbed-set' in page
-    assert (
-        "pip install &quot;accelerate==0.28.0&quot;" in page
-        or 'pip install "accelerate==0.28.0"' in text_of(page, "code")
-    )
+    assert 'data-tabs' in page or 'class="tabbed-set' in page
+    assert "pip install &quot;accelerate==0.28.0&quot;" in page or \
+        'pip install "accelerate==0.28.0"' in text_of(page, "code")
     assert "kb diagnose --evidence ./logs" in text_of(page, "code")
     assert "accelerate&gt;=1.0" in page or "accelerate>=1.0" in text_of(page, "code")
     assert 'href="https://example.com/site-test"' in page
@@ -84,10 +81,10 @@ def test_hostile_case_cannot_inject_into_the_site(hostile_site: Path) -> None:
 
 
 def test_the_injection_detector_finds_injections(tmp_path: Path) -> None:
-    (tmp_path / "a.html").write_text("<p>x</p><script>alert(1)</script>", encoding="utf-8")
+    (tmp_path / "a.html").write_text('<p>x</p><script>alert(1)</script>', encoding="utf-8")
     (tmp_path / "b.html").write_text('<img src=x onerror="alert(2)">', encoding="utf-8")
     (tmp_path / "c.html").write_text('<a href="javascript:alert(3)">c</a>', encoding="utf-8")
-    (tmp_path / "d.html").write_text("<code>&lt;script&gt;alert(4)</code>", encoding="utf-8")
+    (tmp_path / "d.html").write_text('<code>&lt;script&gt;alert(4)</code>', encoding="utf-8")
     assert sorted({f.file for f in injections(tmp_path)}) == ["a.html", "b.html", "c.html"]
 
 
