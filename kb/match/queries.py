@@ -80,9 +80,8 @@ def eval_log(q: m.LogQuery, ctx: Context) -> QueryResult:
         what = f"files of kind {q.sources}" if q.sources else "log files"
         if q.files:
             what += f" matching {q.files}"
-        return QueryResult(
-            name=q.name, kind=q.kind, truth=Truth.UNKNOWN, detail=f"no {what} were handed over"
-        )
+        return QueryResult(name=q.name, kind=q.kind, truth=Truth.UNKNOWN,
+                           detail=f"no {what} were handed over")
     hits = ctx.bundle.hits.get(f"{ctx.case_id}/{q.name}")
     per_rank: Counter[int] = Counter()
     lines: list[EvidenceLine] = []
@@ -131,18 +130,11 @@ def eval_log(q: m.LogQuery, ctx: Context) -> QueryResult:
     detail = f"{'at least ' if at_least else ''}{total} matching line(s)"
     if per_rank:
         by_rank = ", ".join(
-            f"rank {r}: {n}" if r != NO_RANK else f"no rank: {n}"
-            for r, n in sorted(per_rank.items())
+            f"rank {r}: {n}" if r != NO_RANK else f"no rank: {n}" for r, n in sorted(per_rank.items())
         )
         detail += f" ({by_rank})"
-    return QueryResult(
-        name=q.name,
-        kind=q.kind,
-        truth=truth,
-        lines=lines[:MAX_LINES] if ok else lines[:3],
-        detail=detail,
-        ranks=ranks if ok else [],
-    )
+    return QueryResult(name=q.name, kind=q.kind, truth=truth, lines=lines[:MAX_LINES] if ok else
+                       lines[:3], detail=detail, ranks=ranks if ok else [])
 
 
 def _blamed_ranks(q: m.LogQuery, lines: list[EvidenceLine]) -> list[int]:
@@ -169,13 +161,9 @@ def _version_ok(version: str, spec: str) -> bool | None:
 def eval_package(q: m.PackageQuery, ctx: Context) -> QueryResult:
     captures = ctx.facts.package_captures
     if not captures:
-        return QueryResult(
-            name=q.name,
-            kind=q.kind,
-            truth=Truth.UNKNOWN,
-            detail="no package list (pip freeze, pip list, conda list, "
-            "collect_env, accelerate env) was handed over",
-        )
+        return QueryResult(name=q.name, kind=q.kind, truth=Truth.UNKNOWN,
+                           detail="no package list (pip freeze, pip list, conda list, "
+                           "collect_env, accelerate env) was handed over")
     lines, seen = [], []
     for cap in captures:
         version = cap.packages.get(q.package)
@@ -184,75 +172,41 @@ def eval_package(q: m.PackageQuery, ctx: Context) -> QueryResult:
         seen.append(f"{version} ({cap.file})")
         ok = _version_ok(version, q.specifier) if q.specifier else True
         if ok:
-            lines.append(
-                EvidenceLine(
-                    file=cap.file,
-                    line=cap.lines.get(q.package, 0),
-                    text=f"{q.package}=={version}",
-                    source=cap.tool,
-                )
-            )
+            lines.append(EvidenceLine(file=cap.file, line=cap.lines.get(q.package, 0),
+                                      text=f"{q.package}=={version}", source=cap.tool))
     if lines:
-        return QueryResult(
-            name=q.name,
-            kind=q.kind,
-            truth=Truth.TRUE,
-            lines=lines,
-            detail=f"{q.package} {', '.join(seen)} matches {q.specifier or 'any'}",
-        )
+        return QueryResult(name=q.name, kind=q.kind, truth=Truth.TRUE, lines=lines,
+                           detail=f"{q.package} {', '.join(seen)} matches {q.specifier or 'any'}")
     if not seen:
-        return QueryResult(
-            name=q.name,
-            kind=q.kind,
-            truth=Truth.FALSE,
-            detail=f"{q.package} is not in the package lists",
-        )
-    return QueryResult(
-        name=q.name,
-        kind=q.kind,
-        truth=Truth.FALSE,
-        detail=f"{q.package} {', '.join(seen)} does not match {q.specifier}",
-    )
+        return QueryResult(name=q.name, kind=q.kind, truth=Truth.FALSE,
+                           detail=f"{q.package} is not in the package lists")
+    return QueryResult(name=q.name, kind=q.kind, truth=Truth.FALSE,
+                       detail=f"{q.package} {', '.join(seen)} does not match {q.specifier}")
 
 
 def eval_env(q: m.EnvQuery, ctx: Context) -> QueryResult:
     captures = ctx.facts.env_captures
     if not captures:
-        return QueryResult(
-            name=q.name,
-            kind=q.kind,
-            truth=Truth.UNKNOWN,
-            detail="no environment capture (env, printenv, NCCL 'set by "
-            "environment' lines) was handed over",
-        )
+        return QueryResult(name=q.name, kind=q.kind, truth=Truth.UNKNOWN,
+                           detail="no environment capture (env, printenv, NCCL 'set by "
+                           "environment' lines) was handed over")
     found = [(c, c.variables[q.variable]) for c in captures if q.variable in c.variables]
-    lines = [
-        EvidenceLine(
-            file=c.file, line=c.lines.get(q.variable, 0), text=f"{q.variable}={v}", source="env"
-        )
-        for c, v in found
-    ]
+    lines = [EvidenceLine(file=c.file, line=c.lines.get(q.variable, 0),
+                          text=f"{q.variable}={v}", source="env") for c, v in found]
     if q.test == "unset":
         truth = Truth.FALSE if found else Truth.TRUE
-        detail = (
-            f"{q.variable} is set"
-            if found
-            else f"{q.variable} is not set in {len(captures)} capture(s)"
-        )
-        return QueryResult(
-            name=q.name, kind=q.kind, truth=truth, lines=lines if found else [], detail=detail
-        )
+        detail = f"{q.variable} is set" if found else f"{q.variable} is not set in " \
+                 f"{len(captures)} capture(s)"
+        return QueryResult(name=q.name, kind=q.kind, truth=truth,
+                           lines=lines if found else [], detail=detail)
     if q.test == "set":
         ok = [ln for ln in lines]
     elif q.test == "equals":
         ok = [ln for (_c, v), ln in zip(found, lines, strict=True) if v == q.value]
     else:
         regex = q.regex
-        ok = [
-            ln
-            for (_c, v), ln in zip(found, lines, strict=True)
-            if regex is not None and search(regex.pattern, v, regex.ignore_case)
-        ]
+        ok = [ln for (_c, v), ln in zip(found, lines, strict=True)
+              if regex is not None and search(regex.pattern, v, regex.ignore_case)]
     truth = Truth.TRUE if ok else Truth.FALSE
     detail = ", ".join(ln.text for ln in lines) or f"{q.variable} is not set"
     return QueryResult(name=q.name, kind=q.kind, truth=truth, lines=ok, detail=detail)
@@ -261,12 +215,8 @@ def eval_env(q: m.EnvQuery, ctx: Context) -> QueryResult:
 def eval_hardware(q: m.HardwareQuery, ctx: Context) -> QueryResult:
     devices = [d for d in ctx.facts.devices if q.device in ("any", d.kind)]
     if not ctx.facts.devices:
-        return QueryResult(
-            name=q.name,
-            kind=q.kind,
-            truth=Truth.UNKNOWN,
-            detail="no device listing (nvidia-smi, npu-smi, collect_env)",
-        )
+        return QueryResult(name=q.name, kind=q.kind, truth=Truth.UNKNOWN,
+                           detail="no device listing (nvidia-smi, npu-smi, collect_env)")
     if q.model is not None:
         model = q.model
         devices = [d for d in devices if search(model.pattern, d.model, model.ignore_case)]
@@ -276,23 +226,12 @@ def eval_hardware(q: m.HardwareQuery, ctx: Context) -> QueryResult:
         ok = ok and n >= q.min_devices
     if q.max_devices is not None:
         ok = ok and n <= q.max_devices
-    lines = [
-        EvidenceLine(
-            file=d.file,
-            line=d.line,
-            text=f"{d.kind.upper()} {d.index}: {d.model}",
-            source="devices",
-        )
-        for d in devices[:8]
-    ]
+    lines = [EvidenceLine(file=d.file, line=d.line, text=f"{d.kind.upper()} {d.index}: {d.model}",
+                          source="devices") for d in devices[:8]]
     models = sorted({d.model for d in ctx.facts.devices})
-    return QueryResult(
-        name=q.name,
-        kind=q.kind,
-        truth=Truth.TRUE if ok else Truth.FALSE,
-        lines=lines if ok else [],
-        detail=f"{n} matching device(s); models seen: {', '.join(models)}",
-    )
+    return QueryResult(name=q.name, kind=q.kind, truth=Truth.TRUE if ok else Truth.FALSE,
+                       lines=lines if ok else [],
+                       detail=f"{n} matching device(s); models seen: {', '.join(models)}")
 
 
 def _link_matches(link: str, wanted: list[str]) -> bool:
@@ -305,38 +244,22 @@ def _link_matches(link: str, wanted: list[str]) -> bool:
 def eval_topology(q: m.TopologyQuery, ctx: Context) -> QueryResult:
     topo = ctx.facts.topology
     if topo is None or not topo.links:
-        return QueryResult(
-            name=q.name,
-            kind=q.kind,
-            truth=Truth.UNKNOWN,
-            detail="no `nvidia-smi topo -m` output was handed over",
-        )
-    gpu_pairs = {
-        k: v
-        for k, v in topo.links.items()
-        if all(p.startswith("GPU") for p in k.split(",")) and v != "X"
-    }
+        return QueryResult(name=q.name, kind=q.kind, truth=Truth.UNKNOWN,
+                           detail="no `nvidia-smi topo -m` output was handed over")
+    gpu_pairs = {k: v for k, v in topo.links.items()
+                 if all(p.startswith("GPU") for p in k.split(",")) and v != "X"}
     hits = {k: v for k, v in gpu_pairs.items() if _link_matches(v, q.links)}
     ok = bool(hits) if q.pairs == "any" else bool(gpu_pairs) and len(hits) == len(gpu_pairs)
     lines = []
     for pair in sorted(hits)[:6]:
         row = pair.split(",")[0]
-        lines.append(
-            EvidenceLine(
-                file=topo.file,
-                line=topo.lines.get(row, 0),
-                text=f"{pair.replace(',', ' <-> ')}: {hits[pair]}",
-                source="nvidia-topo",
-            )
-        )
+        lines.append(EvidenceLine(file=topo.file, line=topo.lines.get(row, 0),
+                                  text=f"{pair.replace(',', ' <-> ')}: {hits[pair]}",
+                                  source="nvidia-topo"))
     kinds = Counter(gpu_pairs.values())
-    return QueryResult(
-        name=q.name,
-        kind=q.kind,
-        truth=Truth.TRUE if ok else Truth.FALSE,
-        lines=lines if ok else [],
-        detail="GPU links: " + ", ".join(f"{k}×{n}" for k, n in sorted(kinds.items())),
-    )
+    return QueryResult(name=q.name, kind=q.kind, truth=Truth.TRUE if ok else Truth.FALSE,
+                       lines=lines if ok else [],
+                       detail="GPU links: " + ", ".join(f"{k}×{n}" for k, n in sorted(kinds.items())))
 
 
 def eval_collectives(q: m.CollectivesQuery, ctx: Context) -> QueryResult:
@@ -344,26 +267,15 @@ def eval_collectives(q: m.CollectivesQuery, ctx: Context) -> QueryResult:
     if q.check == "mismatch-reported":
         if facts.mismatches:
             return QueryResult(
-                name=q.name,
-                kind=q.kind,
-                truth=Truth.TRUE,
+                name=q.name, kind=q.kind, truth=Truth.TRUE,
                 lines=[mm.evidence for mm in facts.mismatches][:MAX_LINES],
-                ranks=sorted(
-                    {r for mm in facts.mismatches for r in (mm.rank_a, mm.rank_b) if r is not None}
-                ),
-                detail=f"{len(facts.mismatches)} mismatch report(s)",
-            )
-        truth = (
-            Truth.FALSE
-            if any(f.kind in ("pytorch", "torchrun", "text-log") for f in facts.files)
-            else Truth.UNKNOWN
-        )
-        return QueryResult(
-            name=q.name,
-            kind=q.kind,
-            truth=truth,
-            detail="no 'Detected mismatch between collectives' report",
-        )
+                ranks=sorted({r for mm in facts.mismatches for r in (mm.rank_a, mm.rank_b)
+                              if r is not None}),
+                detail=f"{len(facts.mismatches)} mismatch report(s)")
+        truth = Truth.FALSE if any(f.kind in ("pytorch", "torchrun", "text-log")
+                                   for f in facts.files) else Truth.UNKNOWN
+        return QueryResult(name=q.name, kind=q.kind, truth=truth,
+                           detail="no 'Detected mismatch between collectives' report")
     if q.check == "seq-differs":
         seqs: dict[int, int] = {}
         lines = []
@@ -372,21 +284,13 @@ def eval_collectives(q: m.CollectivesQuery, ctx: Context) -> QueryResult:
                 seqs[t.rank] = t.seq
                 lines.append(t.evidence)
         if len(seqs) < q.min_ranks:
-            return QueryResult(
-                name=q.name,
-                kind=q.kind,
-                truth=Truth.UNKNOWN,
-                detail=f"watchdog sequence numbers from {len(seqs)} rank(s)",
-            )
+            return QueryResult(name=q.name, kind=q.kind, truth=Truth.UNKNOWN,
+                               detail=f"watchdog sequence numbers from {len(seqs)} rank(s)")
         ok = len(set(seqs.values())) > 1
-        return QueryResult(
-            name=q.name,
-            kind=q.kind,
-            truth=Truth.TRUE if ok else Truth.FALSE,
-            lines=lines if ok else [],
-            detail="timed-out SeqNum per rank: "
-            + ", ".join(f"rank {r}: {s}" for r, s in sorted(seqs.items())),
-        )
+        return QueryResult(name=q.name, kind=q.kind, truth=Truth.TRUE if ok else Truth.FALSE,
+                           lines=lines if ok else [],
+                           detail="timed-out SeqNum per rank: " + ", ".join(
+                               f"rank {r}: {s}" for r, s in sorted(seqs.items())))
     per_rank: dict[int, list[Any]] = {}
     for op in facts.collectives:
         if q.op is None or search(q.op.pattern, op.op, q.op.ignore_case):
@@ -395,19 +299,14 @@ def eval_collectives(q: m.CollectivesQuery, ctx: Context) -> QueryResult:
         # without entry logs, the op each rank timed out in is the last one it issued
         per_rank = {}
         for t in facts.watchdog_timeouts:
-            if t.rank is not None and (
-                q.op is None or search(q.op.pattern, t.op, q.op.ignore_case)
-            ):
+            if t.rank is not None and (q.op is None or search(q.op.pattern, t.op,
+                                                              q.op.ignore_case)):
                 per_rank.setdefault(t.rank, [t])  # the first report; later ones repeat it
     if len(per_rank) < q.min_ranks:
-        return QueryResult(
-            name=q.name,
-            kind=q.kind,
-            truth=Truth.UNKNOWN,
-            detail=f"collective sequences from {len(per_rank)} rank(s); need "
-            f"{q.min_ranks} (HCCL_ENTRY_LOG_ENABLE=1 or "
-            "TORCH_DISTRIBUTED_DEBUG=DETAIL)",
-        )
+        return QueryResult(name=q.name, kind=q.kind, truth=Truth.UNKNOWN,
+                           detail=f"collective sequences from {len(per_rank)} rank(s); need "
+                           f"{q.min_ranks} (HCCL_ENTRY_LOG_ENABLE=1 or "
+                           "TORCH_DISTRIBUTED_DEBUG=DETAIL)")
     counts = {r: len(ops) for r, ops in per_rank.items()}
     last = {r: ops[-1] for r, ops in per_rank.items()}
     summary = "; ".join(f"rank {r}: {counts[r]} ops, last {last[r].op}" for r in sorted(per_rank))
@@ -418,37 +317,22 @@ def eval_collectives(q: m.CollectivesQuery, ctx: Context) -> QueryResult:
         if ok and ranking[0][1] > ranking[1][1]:  # a clear majority singles out the others
             odd = [r for r, op in last.items() if op.op != ranking[0][0]]
         lines = [ev for r in sorted(last) if (ev := last[r].evidence) is not None]
-        return QueryResult(
-            name=q.name,
-            kind=q.kind,
-            truth=Truth.TRUE if ok else Truth.FALSE,
-            lines=lines if ok else [],
-            detail=summary,
-            ranks=sorted(odd),
-        )
+        return QueryResult(name=q.name, kind=q.kind, truth=Truth.TRUE if ok else Truth.FALSE,
+                           lines=lines if ok else [], detail=summary, ranks=sorted(odd))
     if q.check == "count-differs":
         ok = len(set(counts.values())) > 1
     else:  # count-equal
         ok = len(set(counts.values())) == 1
     lines = [ev for r in sorted(last) if (ev := last[r].evidence) is not None]
-    return QueryResult(
-        name=q.name,
-        kind=q.kind,
-        truth=Truth.TRUE if ok else Truth.FALSE,
-        lines=lines if ok else [],
-        detail=summary,
-    )
+    return QueryResult(name=q.name, kind=q.kind, truth=Truth.TRUE if ok else Truth.FALSE,
+                       lines=lines if ok else [], detail=summary)
 
 
 def eval_stack(q: m.StackQuery, ctx: Context) -> QueryResult:
     stacks = ctx.facts.stacks
     if not stacks:
-        return QueryResult(
-            name=q.name,
-            kind=q.kind,
-            truth=Truth.UNKNOWN,
-            detail="no stack dump (py-spy dump, faulthandler) was handed over",
-        )
+        return QueryResult(name=q.name, kind=q.kind, truth=Truth.UNKNOWN,
+                           detail="no stack dump (py-spy dump, faulthandler) was handed over")
     hit_ranks: dict[int, EvidenceLine] = {}
     lines = []
     for thread in stacks:
@@ -471,61 +355,34 @@ def eval_stack(q: m.StackQuery, ctx: Context) -> QueryResult:
         ranked = sorted(silent)
     elif q.scope is m.Scope.ONE:
         if len(stack_ranks) < 2:
-            return QueryResult(
-                name=q.name,
-                kind=q.kind,
-                truth=Truth.UNKNOWN,
-                detail="stacks of at least two ranks are needed to tell one "
-                f"rank apart ({len(stack_ranks)} given)",
-            )
+            return QueryResult(name=q.name, kind=q.kind, truth=Truth.UNKNOWN,
+                               detail="stacks of at least two ranks are needed to tell one "
+                               f"rank apart ({len(stack_ranks)} given)")
         ok = len(ranked) == 1
     else:
         ok = len(stack_ranks) >= 2 and stack_ranks <= set(ranked)
-    return QueryResult(
-        name=q.name,
-        kind=q.kind,
-        truth=Truth.TRUE if ok else Truth.FALSE,
-        lines=lines[:MAX_LINES] if ok else [],
-        ranks=ranked if ok else [],
-        detail=f"frame found on {len(hit_ranks)} of {len(stacks)} stack(s)",
-    )
+    return QueryResult(name=q.name, kind=q.kind, truth=Truth.TRUE if ok else Truth.FALSE,
+                       lines=lines[:MAX_LINES] if ok else [], ranks=ranked if ok else [],
+                       detail=f"frame found on {len(hit_ranks)} of {len(stacks)} stack(s)")
 
 
 def eval_source(q: m.SourceQuery, ctx: Context) -> QueryResult:
-    if not ctx.facts.source_findings and not any(
-        f.kind == "python-source" for f in ctx.facts.files
-    ):
-        return QueryResult(
-            name=q.name,
-            kind=q.kind,
-            truth=Truth.UNKNOWN,
-            detail="no training script was handed over",
-        )
-    found = [
-        f
-        for f in ctx.facts.source_findings
-        if (q.finding == "call" or f.finding == q.finding)
-        and (q.call is None or search(q.call.pattern, f.call, q.call.ignore_case))
-    ]
+    if not ctx.facts.source_findings and not any(f.kind == "python-source"
+                                                 for f in ctx.facts.files):
+        return QueryResult(name=q.name, kind=q.kind, truth=Truth.UNKNOWN,
+                           detail="no training script was handed over")
+    found = [f for f in ctx.facts.source_findings
+             if (q.finding == "call" or f.finding == q.finding)
+             and (q.call is None or search(q.call.pattern, f.call, q.call.ignore_case))]
     # a collective only the main process reaches singles out rank 0; in the else branch,
     # every other rank is waiting, so no single rank is to blame
-    ranks = sorted(
-        {
-            0
-            for f in found
-            if f.finding == "collective-in-main-only-branch"
-            and f.guard.endswith("[main process only]")
-        }
-    )
-    return QueryResult(
-        name=q.name,
-        kind=q.kind,
-        truth=Truth.TRUE if found else Truth.FALSE,
-        lines=[f.evidence for f in found][:MAX_LINES],
-        ranks=ranks,
-        detail=f"{len(found)} finding(s)"
-        + (": " + ", ".join(f"{f.call} under {f.guard}" for f in found[:3]) if found else ""),
-    )
+    ranks = sorted({0 for f in found if f.finding == "collective-in-main-only-branch"
+                    and f.guard.endswith("[main process only]")})
+    return QueryResult(name=q.name, kind=q.kind, truth=Truth.TRUE if found else Truth.FALSE,
+                       lines=[f.evidence for f in found][:MAX_LINES], ranks=ranks,
+                       detail=f"{len(found)} finding(s)" + (
+                           ": " + ", ".join(f"{f.call} under {f.guard}" for f in found[:3])
+                           if found else ""))
 
 
 EVALUATORS: dict[str, Callable[[Any, Context], QueryResult]] = {

@@ -79,6 +79,5 @@ def fenced_blocks(lines: list[str]) -> list[tuple[int, int, str]]:
 
 def looks_like_python(block: list[str]) -> bool:
     code = "\n".join(block)
-    return bool(
-        re.search(r"^\s*(def |import |from \w+ import |if .*:\s*$)|accelerator\.", code, re.M)
-    )
+    return bool(re.search(r"^\s*(def |import |from \w+ import |if .*:\s*$)|accelerator\.", code,
+                          re.M))
