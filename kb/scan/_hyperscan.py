@@ -42,6 +42,19 @@ def _cache_dir() -> Path | None:
     return Path(root) / "scan"
 
 
+CACHE_KEEP = 64  # databases kept on disk (each a few hundred KB); the least recently used go
+
+
+def _prune(folder: Path, keep: int = CACHE_KEEP) -> None:
+    """Bounds the cache: every new case set, and every set of muted patterns, adds a file."""
+    try:
+        files = sorted(folder.glob("*.hsdb"), key=lambda p: p.stat().st_atime, reverse=True)
+        for old in files[keep:]:
+            old.unlink(missing_ok=True)
+    except OSError:
+        pass  # another process pruning at the same time, or a read-only cache
+
+
 def _compile(
     exprs: list[bytes], flags: list[int], mode: int, ids: list[int] | None = None
 ) -> hs.Database:
@@ -56,6 +69,7 @@ def _compile(
     path = cache / f"{key}.hsdb" if cache else None
     if path is not None and path.is_file():
         try:
+            os.utime(path)  # "recently used" for _prune, also where atime is not kept
             loaded = hs.loadb(path.read_bytes(), mode)
             # A loaded database has no scratch; the binding would crash on streams without one.
             loaded.scratch = hs.Scratch(loaded)
@@ -71,6 +85,7 @@ def _compile(
             with os.fdopen(fd, "wb") as f:
                 f.write(hs.dumpb(db))
             os.replace(tmp, path)
+            _prune(path.parent)
         except OSError:
             pass  # a read-only home must not break scanning
     return db

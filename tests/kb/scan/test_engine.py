@@ -203,3 +203,19 @@ def test_extract() -> None:
     assert extract(r"optype=(\w+)", line, ignore_case=True) == {"1": "BROADCAST"}
     assert extract(r"nothing(\d)", line) is None
     assert extract(r"a(x)?b", "ab") == {}
+
+
+def test_database_cache_keeps_the_most_recently_used(tmp_path: Path) -> None:
+    """The on-disk cache of compiled databases is bounded; a load counts as a use."""
+    import os
+
+    from kb.scan import _hyperscan
+
+    for i in range(5):
+        f = tmp_path / f"{i}.hsdb"
+        f.write_bytes(b"x")
+        os.utime(f, (1000 + i, 1000 + i))
+    os.utime(tmp_path / "0.hsdb")  # used just now
+    (tmp_path / "other.txt").write_text("not ours")
+    _hyperscan._prune(tmp_path, keep=3)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["0.hsdb", "3.hsdb", "4.hsdb", "other.txt"]
