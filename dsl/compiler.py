@@ -179,7 +179,7 @@ def load_knowledge_base(
 def _cross_case_checks(cases: list[m.Case]) -> list[Diagnostic]:
     """Checks that need every case at once (duplicate ids, unknown related cases)."""
     out = []
-    for d in validate_cases(cases, known_case_ids()):
+    for d in validate_cases(cases, known_case_ids(), per_case=False):
         if d.code in ("duplicate-id", "unknown-case"):
             out.append(d)
     return out

@@ -212,13 +212,16 @@ CASE_CHECKS: tuple[Callable[[m.Case], Iterator[Diagnostic]], ...] = (
 )
 
 
-def validate_cases(cases: list[m.Case], known_ids: set[str] | None = None) -> list[Diagnostic]:
+def validate_cases(
+    cases: list[m.Case], known_ids: set[str] | None = None, *, per_case: bool = True
+) -> list[Diagnostic]:
     """Every semantic problem of every case, per-case checks first, then cross-case ones.
 
     `known_ids` are ids of cases not loaded in this run (the bundled ones, a pack) that
-    `specializes`/`related` may still name, so checking one case alone stays quiet."""
+    `specializes`/`related` may still name, so checking one case alone stays quiet.
+    `per_case=False` runs the cross-case checks only (for cases already checked one by one)."""
     out: list[Diagnostic] = []
-    for case in cases:
+    for case in cases if per_case else ():
         for check in CASE_CHECKS:
             out.extend(check(case))
     seen: dict[str, Span] = {}

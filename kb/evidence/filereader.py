@@ -242,8 +242,7 @@ def _read(
     if ctx.file_rank is None:
         ctx.file_rank = head_rank(head_text)
     from_tail = f.fs_path is not None and not f.gz and f.size > TAIL_FROM
-    wanted = tuple(p for p in patterns if scanned_in(p.sources, p.files, kind, f.display))
-    compiled = compile_patterns(wanted, progress=not from_tail)
+    compiled = compile_patterns(_wanted(patterns, kind, f), progress=not from_tail)
     cls = SOURCES[kind]
     size = 0
     lines = 0
@@ -260,8 +259,7 @@ def _read(
             )
             kind = "text-log"
             body = PrefixedStream(data, stream)
-            wanted = tuple(p for p in patterns if scanned_in(p.sources, p.files, kind, f.display))
-            compiled = compile_patterns(wanted, progress=not from_tail)
+            compiled = compile_patterns(_wanted(patterns, kind, f), progress=not from_tail)
         else:
             text = data.decode("utf-8", "replace")
             _guarded(ctx, result, kind, lambda: cls(ctx).parse(text))
@@ -296,6 +294,20 @@ def _read(
         path=f.display, kind=kind, rank=rank, node=ctx.hints.node, size=size or f.size, lines=lines
     )
     result.world_size = max(ctx.world_sizes) if ctx.world_sizes else None
+
+
+SUBSET_FROM = 8 << 20  # files at least this large are scanned only for patterns that count there
+
+
+def _wanted(patterns: tuple[LogPattern, ...], kind: str, f: InputFile) -> tuple[LogPattern, ...]:
+    """The case patterns that can count in this file (`scanned_in`), for large files.
+
+    Small files take the whole set: the answer is the same (the matcher ignores hits in files
+    a query does not look at) and one database serves them all, where a subset per kind would
+    cost a compile each on a first run."""
+    if f.size < SUBSET_FROM:
+        return patterns
+    return tuple(p for p in patterns if scanned_in(p.sources, p.files, kind, f.display))
 
 
 def _guarded(ctx: FileContext, result: FileResult, name: str, call: object) -> None:
