@@ -102,62 +102,49 @@ def one_rg(folder: Path, npat: int, workers: int, tmp: Path) -> dict[str, Any]:
     if out.returncode > 1:
         raise RuntimeError(out.stderr.decode())
     matched = sum(int(line.rsplit(b":", 1)[1]) for line in out.stdout.splitlines())
+    return _whole_run(folder, secs, _children_peak_mb(), matched)
+
+
+def _whole_run(
+    folder: Path, secs: float, peak_mb: float, matched: int | None = None
+) -> dict[str, Any]:
+    """A row's figures for a run over the whole folder (no per-line or compile counts)."""
     size = sum(os.path.getsize(p) for p in _files(folder))
-    return {
-        "bytes": size,
-        "lines": None,
-        "matched": matched,
-        "seconds": secs,
-        "compile_s": None,
-        "peak_mb": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024,
-    }
+    return {"bytes": size, "lines": None, "matched": matched, "seconds": secs,
+            "compile_s": None, "peak_mb": peak_mb}  # fmt: skip
+
+
+def _children_peak_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+
+
+def _kb_command() -> list[str]:
+    kb = Path(sys.executable).parent / "kb"
+    return [str(kb)] if kb.exists() else [sys.executable, "-m", "kb.cli.main"]
 
 
 def one_pipeline(folder: Path, npat: int) -> dict[str, Any]:
-    from kb.evidence import reader  # type: ignore[attr-defined]
-
-    log_pattern = getattr(reader, "LogPattern", None)
-    if log_pattern is None:
-        from kb.evidence import facts
-
-        log_pattern = facts.LogPattern  # type: ignore[attr-defined]
     from dsl.compiler import COUNT_ENOUGH  # what the compiler gives every case pattern
+    from kb.evidence.reader import LogPattern, read_evidence
 
     pats = [
-        log_pattern(f"q{i}", rx, ic, enough=COUNT_ENOUGH) for i, rx, ic in gen.make_patterns(npat)
+        LogPattern(f"q{i}", rx, ic, enough=COUNT_ENOUGH) for i, rx, ic in gen.make_patterns(npat)
     ]
-    size = sum(os.path.getsize(p) for p in _files(folder))
     t0 = time.perf_counter()
-    reader.read_evidence(folder, pats)
-    secs = time.perf_counter() - t0
-    return {
-        "bytes": size,
-        "lines": None,
-        "matched": None,
-        "seconds": secs,
-        "compile_s": None,
-        "peak_mb": _peak_mb(),
-    }
+    read_evidence(folder, pats)
+    return _whole_run(folder, time.perf_counter() - t0, _peak_mb())
 
 
 def one_diagnose(folder: Path) -> dict[str, Any]:
     """`kb diagnose` end to end with the bundled cases (their real patterns), as a user runs it."""
-    kb = Path(sys.executable).parent / "kb"
-    cmd = [str(kb)] if kb.exists() else [sys.executable, "-m", "kb.cli.main"]
-    size = sum(os.path.getsize(p) for p in _files(folder))
     t0 = time.perf_counter()
-    out = subprocess.run([*cmd, "diagnose", "--evidence", str(folder)], capture_output=True)
+    out = subprocess.run(
+        [*_kb_command(), "diagnose", "--evidence", str(folder)], capture_output=True
+    )
     secs = time.perf_counter() - t0
     if out.returncode > 1:
         raise RuntimeError(out.stderr.decode()[-300:])
-    return {
-        "bytes": size,
-        "lines": None,
-        "matched": None,
-        "seconds": secs,
-        "compile_s": None,
-        "peak_mb": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024,
-    }
+    return _whole_run(folder, secs, _children_peak_mb())
 
 
 def _child(
@@ -211,8 +198,7 @@ def startup(out: Path) -> tuple[float, float, int]:
         [sys.executable, "-m", "compileall", "-q", str(HERE.parent / "kb"), str(HERE.parent / "dsl")],
         capture_output=True, check=False,
     )  # fmt: skip
-    kb = Path(sys.executable).parent / "kb"
-    cmd = [str(kb)] if kb.exists() else [sys.executable, "-m", "kb.cli.main"]
+    cmd = _kb_command()
     walls = []
     code = 0
     for _ in range(10):
@@ -289,12 +275,7 @@ def main(argv: list[str] | None = None) -> int:
         "| engine | patterns | files | MB | seconds | MB/s | peak RSS MB | compile s | matched lines |"
     )
     print("|---|---|---|---|---|---|---|---|---|")
-    try:
-        import kb.evidence.reader
-
-        have_reader = hasattr(kb.evidence.reader, "read_evidence")
-    except ImportError:
-        have_reader = False
+    pipeline = ensure_data(args.out, args.pipeline_size_mb or args.size_mb, args.ranks)
     for npat in counts:
         for engine in engines:
             for workers in (args.workers, 1):
@@ -303,22 +284,14 @@ def main(argv: list[str] | None = None) -> int:
         if shutil.which("rg"):
             r = _child("rg", folder, npat, "", args.workers, args.out)
             print(_row(f"ripgrep -j{args.workers}", npat, nfiles, r), flush=True)
-        if have_reader:
-            size = args.pipeline_size_mb or args.size_mb
-            small = ensure_data(args.out, size, args.ranks)
-            r = _child("pipeline", small, npat, "", args.workers, args.out)
-            print(_row("kb read_evidence", npat, len(_files(small)), r), flush=True)
-    if not have_reader:
-        print("# kb.evidence.reader.read_evidence not found: full-pipeline rows skipped")
-    else:
-        size = args.pipeline_size_mb or args.size_mb
-        small = ensure_data(args.out, size, args.ranks)
-        ncase = len(list((HERE.parent / "cases").glob("*/case.kb")))
-        # a fresh cache: the first run compiles cases and scan databases, the second reuses them
-        os.environ["KB_CACHE_DIR"] = str(args.out / f"cache-{os.getpid()}")
-        for run in ("first", "second"):
-            r = _child("diagnose", small, 0, "", args.workers, args.out)
-            print(_row(f"kb diagnose, {ncase} cases ({run} run)", 0, len(_files(small)), r))
+        r = _child("pipeline", pipeline, npat, "", args.workers, args.out)
+        print(_row("kb read_evidence", npat, len(_files(pipeline)), r), flush=True)
+    ncase = len(list((HERE.parent / "cases").glob("*/case.kb")))
+    # a fresh cache: the first run compiles cases and scan databases, the second reuses them
+    os.environ["KB_CACHE_DIR"] = str(args.out / f"cache-{os.getpid()}")
+    for run in ("first", "second"):
+        r = _child("diagnose", pipeline, 0, "", args.workers, args.out)
+        print(_row(f"kb diagnose, {ncase} cases ({run} run)", 0, len(_files(pipeline)), r))
     print(f"# load average at end: {os.getloadavg()[0]:.1f} (other jobs on this machine skew rows)")
     best, median, code = startup(args.out)
     print(

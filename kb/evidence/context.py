@@ -7,7 +7,7 @@ from collections import Counter, deque
 from dataclasses import dataclass, field
 from typing import Any
 
-from kb.evidence.facts import CollectiveOp, EvidenceLine, Facts
+from kb.evidence.facts import EvidenceLine, Facts
 from kb.evidence.limits import Limits
 from kb.evidence.ranks import (
     PathHints,
@@ -76,31 +76,6 @@ def _reduce_evidence_line(ev: EvidenceLine) -> tuple[Any, ...]:
 copyreg.pickle(EvidenceLine, _reduce_evidence_line)
 
 
-def collective_op(
-    rank: int,
-    op: str,
-    seq: int | None,
-    count: int | None,
-    dtype: str | None,
-    evidence: EvidenceLine | None,
-    file: str = "",
-    line: int = 0,
-) -> CollectiveOp:
-    """`CollectiveOp(...)` by position (also how one is unpickled)."""
-    return CollectiveOp(
-        rank=rank, op=op, seq=seq, count=count, dtype=dtype, evidence=evidence, file=file,
-        line=line,
-    )  # fmt: skip
-
-
-def _reduce_collective_op(c: CollectiveOp) -> tuple[Any, ...]:
-    """Pickles a CollectiveOp as its values (workers send them back by the thousand)."""
-    return (collective_op, (c.rank, c.op, c.seq, c.count, c.dtype, c.evidence, c.file, c.line))
-
-
-copyreg.pickle(CollectiveOp, _reduce_collective_op)
-
-
 @dataclass
 class FileContext:
     """What the sources of one file write into; merged into the bundle's Facts afterwards."""
@@ -116,7 +91,7 @@ class FileContext:
     _pending: list[tuple[int, EvidenceLine]] = field(default_factory=list)
     _cache: tuple[int, Line] | None = None
     _suspicious_at: set[int] = field(default_factory=set)
-    _suspicious_tail: deque[tuple[Line, str]] | None = None
+    _suspicious_tail: deque[tuple[Line, str, int | None]] | None = None
 
     def line(self, no: int, raw: bytes | str) -> Line:
         """Decodes and attributes a line (cached: several sources may look at the same one)."""
@@ -185,12 +160,9 @@ class FileContext:
                 ev.rank = self.pid_ranks.get(pid)
         self._pending.clear()
 
-    def room(self, items: list[object]) -> bool:
-        """Caps per-file lists so one runaway log cannot flood the facts."""
-        return len(items) < self.limits.suspicious_per_file
-
-    def suspicious(self, line: Line, source: str) -> None:
-        """Records an error/warning line once, whichever sources flagged it.
+    def suspicious(self, line: Line, source: str, rank: int | None = _UNSET) -> None:
+        """Records an error/warning line once, whichever sources flagged it; `rank` overrides
+        the line's own (torchrun's failure table names the rank that failed).
 
         A log can hold more than the cap (a warning every step): the first half of the cap is
         kept, and the last lines in a rolling tail, since a run's fatal error comes at its end.
@@ -200,17 +172,23 @@ class FileContext:
         self._suspicious_at.add(line.no)
         tail_cap = self.limits.suspicious_per_file // 2
         if len(self.facts.suspicious) < self.limits.suspicious_per_file - tail_cap:
-            self.facts.suspicious.append(self.evidence(line, source))
+            self.facts.suspicious.append(self._suspicious_line(line, source, rank))
             return
         if self._suspicious_tail is None:
             self._suspicious_tail = deque(maxlen=tail_cap)
-        self._suspicious_tail.append((line, source))
+        self._suspicious_tail.append((line, source, rank))
+
+    def _suspicious_line(self, line: Line, source: str, rank: int | None) -> EvidenceLine:
+        ev = self.evidence(line, source)
+        if rank is not _UNSET:
+            ev.rank = rank
+        return ev
 
     def finish_lines(self) -> None:
         """Once a file is read: the suspicious tail joins the facts, then NCCL lines seen
         before their pid's init line get their rank."""
         if self._suspicious_tail:
-            for line, source in self._suspicious_tail:
-                self.facts.suspicious.append(self.evidence(line, source))
+            for line, source, rank in self._suspicious_tail:
+                self.facts.suspicious.append(self._suspicious_line(line, source, rank))
             self._suspicious_tail = None
         self.resolve_pending()

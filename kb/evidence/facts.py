@@ -10,9 +10,6 @@ from __future__ import annotations
 import dataclasses
 import json
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
-
-T = TypeVar("T")
 
 # Plain dataclasses, not pydantic models: every value is built by our own sources from types we
 # already checked, tens of thousands per folder, and `kb evidence` must start in a fraction of a
@@ -212,21 +209,7 @@ class Facts:
         return {f.kind for f in self.files}
 
 
-def to_json(obj: object) -> Any:
-    """A dataclass tree (facts, bundles) as JSON-ready dicts and lists."""
-    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        return {f.name: to_json(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
-    if isinstance(obj, dict):
-        return {str(k): to_json(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [to_json(v) for v in obj]
-    return obj
-
 
 def dump_json(obj: object, indent: int | None = None) -> str:
-    return json.dumps(to_json(obj), indent=indent, ensure_ascii=False)
-
-
-def replace(obj: T, **changes: Any) -> T:
-    """A copy with some fields changed (`dataclasses.replace`, typed for our models)."""
-    return dataclasses.replace(obj, **changes)  # type: ignore[type-var]
+    """A fact tree (facts, bundles) as JSON; integer keys (ranks) become strings."""
+    return json.dumps(dataclasses.asdict(obj), indent=indent, ensure_ascii=False)  # type: ignore[call-overload]

@@ -99,7 +99,7 @@ def strip_prefixes(text: str) -> Stripped:
 _CONTENT_RANK = re.compile(
     r"\[Rank (\d+)\]|RankID:\s?(\d+)|userRank\[(\d+)\]|\brank\[(\d+)\]|\[PG ID \d+ PG GUID \S+ Rank (\d+)\]"
 )
-_DEVICE_FIELDS = ("deviceLogicId[", "deviceId[", "localRank[")
+_DEVICE_FIELDS = ("deviceLogicId", "deviceId", "localRank")
 _NUMBER_CLOSE = re.compile(r"(\d+)\]")
 
 
@@ -118,25 +118,40 @@ def content_rank(body: str) -> int | None:
     return int(next(g for g in m.groups() if g is not None))
 
 
+def bracket_field(text: str, name: str, *, word_start: bool = False) -> tuple[int, int] | None:
+    """(position, number) of the first `name[123]` in `text`, found with `str.find`.
+
+    Python's `re` tries every position when a pattern starts with `\\b` or an alternation;
+    these lookups run on every HCCL entry line. With `word_start`, `name` must not be the end
+    of a longer word (`count` is not found in `recvcount[7]`).
+
+    >>> bracket_field("x, count[42], recvcount[7]", "count", word_start=True)
+    (3, 42)
+    >>> bracket_field("sendcount[3]", "count", word_start=True), bracket_field("count[x]", "count")
+    (None, None)
+    """
+    needle = name + "["
+    at = text.find(needle)
+    while at >= 0:
+        if not word_start or at == 0 or not (text[at - 1].isalnum() or text[at - 1] == "_"):
+            m = _NUMBER_CLOSE.match(text, at + len(needle))
+            if m:
+                return at, int(m.group(1))
+        at = text.find(needle, at + 1)
+    return None
+
+
 def device_rank(body: str) -> int | None:
     """The device id an Ascend line names (first of `deviceLogicId[..]`, `deviceId[..]`,
-    `localRank[..]` by position), found with `str.find`: it runs on every HCCL entry line.
+    `localRank[..]` by position).
 
     >>> device_rank("Entry-HcclAllReduce:tag[x], count[8], dataType[float32], streamId[5], deviceLogicId[1]")
     1
     >>> device_rank("localRank[3], deviceId[5]"), device_rank("deviceId[x]")
     (3, None)
     """
-    best: tuple[int, int] | None = None
-    for name in _DEVICE_FIELDS:
-        at = body.find(name)
-        while at >= 0 and (best is None or at < best[0]):
-            m = _NUMBER_CLOSE.match(body, at + len(name))
-            if m:
-                best = (at, int(m.group(1)))
-                break
-            at = body.find(name, at + 1)
-    return best[1] if best else None
+    found = [hit for name in _DEVICE_FIELDS if (hit := bracket_field(body, name))]
+    return min(found)[1] if found else None
 
 
 _NCCL_PREFIX = re.compile(r"(?:^|\] )([\w.-]+):(\d+):(\d+) \[(\d+)\] ")

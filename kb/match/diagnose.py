@@ -6,6 +6,7 @@ unknown evidence never counts as a match, it becomes a request for that evidence
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import os
 from collections import Counter, defaultdict
@@ -16,7 +17,7 @@ from pydantic import BaseModel, Field
 from dsl import model as m
 from dsl.compiler import CompiledCase, KnowledgeBase
 from dsl.explain import describe_expr, describe_query
-from kb.evidence.facts import EvidenceLine, to_json
+from kb.evidence.facts import EvidenceLine
 from kb.match.condition import evaluate_expr, positive_refs
 from kb.match.queries import Context, evaluate
 from kb.match.results import ClauseResult, Distinction, Missing, QueryResult, Truth, Verdict
@@ -226,7 +227,7 @@ def evidence_summary(facts: Any) -> dict[str, Any]:
                 packages.setdefault(name, []).append(cap.packages[name])
     return {
         "files": dict(by_kind),
-        "skipped": [to_json(s) for s in facts.skipped],
+        "skipped": [dataclasses.asdict(s) for s in facts.skipped],
         "ranks": facts.ranks,
         "world_size": facts.world_size,
         "packages": {k: sorted(set(v)) for k, v in packages.items()},

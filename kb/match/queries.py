@@ -7,6 +7,7 @@ it instead of guessing).
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter
 from collections.abc import Callable
 from typing import Any
@@ -15,7 +16,7 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from dsl import model as m
-from kb.evidence.facts import EvidenceLine, Facts, replace
+from kb.evidence.facts import EvidenceLine, Facts
 from kb.evidence.selection import WORDS_ONLY, glob_ok
 from kb.match.regex import search
 from kb.match.results import QueryResult, Truth
@@ -339,7 +340,7 @@ def eval_stack(q: m.StackQuery, ctx: Context) -> QueryResult:
         for frame in thread.frames:
             text = f"{frame.function} ({frame.file}:{frame.line})"
             if search(q.frame.pattern, text, q.frame.ignore_case):
-                lines.append(replace(thread.evidence, text=f"{thread.evidence.text} → {text}"))
+                lines.append(dataclasses.replace(thread.evidence, text=f"{thread.evidence.text} → {text}"))
                 hit_ranks[thread.rank if thread.rank is not None else NO_RANK] = lines[-1]
                 break
     ranked = sorted(r for r in hit_ranks if r != NO_RANK)

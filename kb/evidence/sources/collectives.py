@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections import deque
 from typing import NamedTuple
 
-from kb.evidence.context import FileContext, Line, collective_op
-from kb.evidence.facts import EvidenceLine
+from kb.evidence.context import FileContext, Line
+from kb.evidence.facts import CollectiveOp, EvidenceLine
 
 KEEP = 4  # evidence lines kept at each end of a rank's sequence
 
@@ -76,8 +76,9 @@ class CollectiveLog:
             if ev is not None and ev.rank is None:
                 ev.rank = rank
             out.append(
-                collective_op(
-                    -1 if rank is None else rank, o.op, o.seq, o.numel, o.dtype, ev, file, o.no
+                CollectiveOp(
+                    rank=-1 if rank is None else rank, op=o.op, seq=o.seq, count=o.numel,
+                    dtype=o.dtype, evidence=ev, file=file, line=o.no,
                 )
-            )
+            )  # fmt: skip
         self._ops.clear()

@@ -25,29 +25,6 @@ def normalize_op(op: str) -> str:
     return s
 
 
-_NUMBER_CLOSE = re.compile(r"(\d+)\]")
-
-
-def bracket_int(text: str, name: str) -> int | None:
-    """The number in `name[123]` where `name` starts a word, found with `str.find`.
-
-    Python's `re` tries every position when a pattern starts with `\\b` or a class; these
-    lookups run on every collective entry, so the name is found with `str.find` instead.
-
-    >>> bracket_int("x, count[42], recvcount[7]", "count"), bracket_int("sendcount[3]", "count")
-    (42, None)
-    """
-    needle = name + "["
-    at = text.find(needle)
-    while at >= 0:
-        if at == 0 or not (text[at - 1].isalnum() or text[at - 1] == "_"):
-            m = _NUMBER_CLOSE.match(text, at + len(needle))
-            if m:
-                return int(m.group(1))
-        at = text.find(needle, at + 1)
-    return None
-
-
 def nonblank(lines: Iterable[str]) -> list[str]:
     return [ln for ln in lines if ln.strip()]
 

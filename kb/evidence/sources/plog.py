@@ -16,9 +16,10 @@ from typing import ClassVar
 
 from kb.evidence.context import Line
 from kb.evidence.facts import EnvCapture
+from kb.evidence.ranks import bracket_field
 from kb.evidence.sources.base import LineSource
 from kb.evidence.sources.collectives import CollectiveLog
-from kb.evidence.sources.common import bracket_int, log_score, normalize_op
+from kb.evidence.sources.common import log_score, normalize_op
 
 _ENTRY = re.compile(r"Entry-(Hccl\w+?)(?:Inner)?:")
 _DTYPE = re.compile(r"dataType\[(\w+)\]")
@@ -39,7 +40,8 @@ def parse_entry(body: str) -> tuple[str, int | None, str | None] | None:
     if op.startswith(_NOT_COLLECTIVE):
         return None
     d = _DTYPE.search(body)
-    return op, bracket_int(body, "count"), d.group(1) if d else None
+    count = bracket_field(body, "count", word_start=True)
+    return op, count[1] if count else None, d.group(1) if d else None
 
 
 class PlogSource(LineSource):

@@ -104,10 +104,7 @@ class TorchrunSource(LineSource):
             e = _EXIT.match(value)
             if e:
                 cur.exitcode, cur.pid = int(e.group(1)), int(e.group(2))
-                ev = self.ctx.evidence(line, self.name)
-                ev.rank = cur.rank
-                if self.ctx.room(self.ctx.facts.suspicious):  # type: ignore[arg-type]
-                    self.ctx.facts.suspicious.append(ev)
+                self.ctx.suspicious(line, self.name, rank=cur.rank)
         elif name == "traceback":
             s = _SIGNAL.search(value)
             if s:

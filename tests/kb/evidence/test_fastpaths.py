@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pickle
 
-from kb.evidence.context import FileContext, Line, collective_op, evidence_line
+from kb.evidence.context import FileContext, Line, evidence_line
 from kb.evidence.facts import CollectiveOp, EvidenceLine, dump_json
 from kb.evidence.limits import Limits
 from kb.evidence.ranks import PathHints
@@ -40,9 +40,7 @@ def test_evidence_and_ops_pickle_as_values_and_keep_sharing() -> None:
     full = evidence_line("f", 1, 2, "t", "ts", "nccl")
     back = pickle.loads(pickle.dumps([full, full]))
     assert back[0] == full and back[0] is back[1]
-    op = collective_op(2, "allreduce", 7, 1024, "float32", full)
-    assert op == CollectiveOp(rank=2, op="allreduce", seq=7, count=1024, dtype="float32",
-                              evidence=full)  # fmt: skip
+    op = CollectiveOp(rank=2, op="allreduce", seq=7, count=1024, dtype="float32", evidence=full)
     again = pickle.loads(pickle.dumps(op))
     assert again == op and again.evidence == full
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import doctest
 import importlib
 import json
@@ -12,7 +13,6 @@ import pytest
 
 import kb.evidence
 from kb.cli.main import main
-from kb.evidence.facts import to_json
 from kb.evidence.reader import LogPattern, read_evidence
 from kb.evidence.summary import render_summary
 
@@ -98,7 +98,7 @@ def test_bad_pattern_is_a_value_error(mixed) -> None:  # type: ignore[no-untyped
 def test_parallel_equals_serial(mixed) -> None:  # type: ignore[no-untyped-def]
     serial = read_evidence(mixed, [LogPattern("w", "Watchdog")], workers=1)
     parallel = read_evidence(mixed, [LogPattern("w", "Watchdog")], workers=2)
-    assert to_json(parallel) == to_json(serial)
+    assert dataclasses.asdict(parallel) == dataclasses.asdict(serial)
 
 
 def test_summary_and_cli(mixed, capsys) -> None:  # type: ignore[no-untyped-def]

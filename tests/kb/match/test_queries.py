@@ -3,6 +3,7 @@ evidence it needs was not handed over."""
 
 from __future__ import annotations
 
+import dataclasses
 from types import SimpleNamespace
 
 from dsl import model as m
@@ -19,7 +20,6 @@ from kb.evidence.facts import (
     StackThread,
     Topology,
     WatchdogTimeout,
-    replace,
 )
 from kb.evidence.reader import PatternHits
 from kb.match.queries import Context, evaluate
@@ -41,9 +41,9 @@ def test_package_unknown_true_false() -> None:
                          packages={"accelerate": "1.0.1"}, lines={"accelerate": 3})
     r = evaluate(q, ctx(Facts(package_captures=[cap])))
     assert r.truth is Truth.TRUE and r.lines[0].where == "pip.txt:3"
-    old = replace(cap, packages={"accelerate": "0.28.0"})
+    old = dataclasses.replace(cap, packages={"accelerate": "0.28.0"})
     assert evaluate(q, ctx(Facts(package_captures=[old]))).truth is Truth.FALSE
-    none = replace(cap, packages={"torch": "2.5.1"})
+    none = dataclasses.replace(cap, packages={"torch": "2.5.1"})
     assert evaluate(q, ctx(Facts(package_captures=[none]))).truth is Truth.FALSE
 
 
@@ -79,7 +79,7 @@ def test_topology_all_pairs_pcie_and_nvlink() -> None:
     facts = Facts(topology=topo)
     assert evaluate(pcie, ctx(facts)).truth is Truth.TRUE
     assert evaluate(nv, ctx(facts)).truth is Truth.FALSE  # NIC links do not count
-    nvlinked = replace(topo, links={"GPU0,GPU1": "NV12", "GPU1,GPU0": "NV12"})
+    nvlinked = dataclasses.replace(topo, links={"GPU0,GPU1": "NV12", "GPU1,GPU0": "NV12"})
     assert evaluate(nv, ctx(Facts(topology=nvlinked))).truth is Truth.TRUE
     assert evaluate(pcie, ctx(Facts(topology=nvlinked))).truth is Truth.FALSE
 
@@ -133,7 +133,7 @@ def test_source_finding_blames_rank_zero_only_for_the_main_branch() -> None:
                          guard="rank == 0 [main process only]", evidence=line("train.py", 9))
     r = evaluate(q, ctx(Facts(files=files, source_findings=[main])))
     assert r.truth is Truth.TRUE and r.ranks == [0]
-    other = replace(main, guard="rank == 0 [other ranks only]")
+    other = dataclasses.replace(main, guard="rank == 0 [other ranks only]")
     assert evaluate(q, ctx(Facts(files=files, source_findings=[other]))).ranks == []
 
 
