@@ -29,7 +29,7 @@ from kb.evidence.scanning import PatternSet, scan_stream
 from kb.evidence.selection import scanned_in
 from kb.evidence.sources.base import LineSource, WholeFileSource
 from kb.evidence.sources.text_log import TextLogSource
-from kb.scan.engine import _line_regex
+from kb.scan.engine import Tally, _line_regex
 
 CASE = "<case>"
 
@@ -266,15 +266,21 @@ def _read(
             size = len(data)
             lines = text.count("\n") + (0 if not text or text.endswith("\n") else 1)
             if compiled.case_set is not None:
-                on_case_line, finish_case_scan, muted = _dispatcher(
+                on_case_line, finish_case_scan, muted, tally = _dispatcher(
                     ctx, result, compiled, {}, compiled.case_set
                 )
-                scan_stream(io.BytesIO(data), compiled.case_set, on_case_line, muted=muted)
+                scan_stream(
+                    io.BytesIO(data), compiled.case_set, on_case_line, muted=muted, tally=tally
+                )
                 finish_case_scan()
     if not issubclass(SOURCES[kind], WholeFileSource):
         sources: dict[str, LineSource] = {c.name: c(ctx) for c in LINE_SOURCES}
-        dispatch, finish_scan, muted = _dispatcher(ctx, result, compiled, sources, compiled.log_set)
-        stats = scan_stream(cast(BinaryIO, body), compiled.log_set, dispatch, muted=muted)
+        dispatch, finish_scan, muted, tally = _dispatcher(
+            ctx, result, compiled, sources, compiled.log_set
+        )
+        stats = scan_stream(
+            cast(BinaryIO, body), compiled.log_set, dispatch, muted=muted, tally=tally
+        )
         finish_scan()
         if from_tail and f.fs_path is not None and "text-log" in sources:
             _tail_progress(f.fs_path, stats.lines, ctx, sources["text-log"])
@@ -328,9 +334,9 @@ def _dispatcher(
     compiled: Compiled,
     sources: dict[str, LineSource],
     scanned: PatternSet,
-) -> tuple[Callable[[int, bytes, list[int]], None], Callable[[], None], set[int]]:
-    """The per-matched-line callback for the scanner, what to run once the scan ends, and the
-    set of pattern indexes of `scanned` the scan may stop reporting.
+) -> tuple[Callable[[int, bytes, list[int]], None], Callable[[], None], set[int], Tally]:
+    """The per-matched-line callback for the scanner, what to run once the scan ends, the
+    set of pattern indexes of `scanned` the scan may stop reporting, and the scanner's `Tally`.
 
     Python work per matched line is what limits throughput, so a line is decoded and attributed
     (`ctx.line`) only when someone needs more than its rank: a source that has not declined it
@@ -341,16 +347,30 @@ def _dispatcher(
     each: once a file that belongs to one rank has `enough` of them, the pattern is muted for
     the rest of the file and its count is a lower bound, enough for any `min_count`/`max_count`
     (the matcher asks for more than the largest of them).
+    In a file with a rank of its own, a case pattern whose first lines are in is handed to the
+    scanner's `Tally`: it counts the pattern's lines and keeps their tail itself, and only
+    lines that may name another rank still come here.
     """
     owners = compiled.owners
     cap = ctx.limits.hits_per_file
     head_cap = cap - cap // 2
+    tally = Tally(len(scanned), cap - head_cap)
+    case_indexes: dict[str, list[int]] = {}
+    for pid, (owner, key) in owners.items():
+        if owner == CASE and pid in scanned.index_of:
+            case_indexes.setdefault(key, []).append(scanned.index_of[pid])
+    key_of = {i: key for key, idxs in case_indexes.items() for i in idxs}
     failed: set[str] = set()
     counters: dict[str, Counter[int]] = {}
     tails: dict[str, deque[tuple[int, bytes]]] = {}
     progress: deque[tuple[int, bytes]] = deque(maxlen=PROGRESS_TAIL)
     progress_id = compiled.progress_id
     raw_filters = {name: src for name, src in sources.items() if src.raw_keys}
+    raw_only = {
+        pid: (sources[owner], key)
+        for pid, (owner, key) in owners.items()
+        if owner in raw_filters and key in sources[owner].raw_keys
+    }
     enough = compiled.enough
     muted: set[int] = set()
 
@@ -363,6 +383,21 @@ def _dispatcher(
             and all(r == file_rank for r in ctx.line_ranks)
         )
 
+    def hand_over(key: str, counter: Counter[int]) -> None:
+        """From now on the scanner counts this key's lines of the file's own rank."""
+        limit = enough.get(key)
+        if limit is not None:  # the line being handled is counted right after this
+            limit = max(1, limit - counter[cast(int, ctx.file_rank)] - 1)
+        for i in case_indexes.get(key, ()):
+            tally.count_only(i, limit)
+
+    def on_limit(i: int) -> None:
+        if single_rank(ctx.file_rank):
+            muted.add(i)
+            result.saturated.add(key_of[i])
+
+    tally.on_limit = on_limit
+
     def fail(owner: str, no: int, exc: Exception) -> None:
         failed.add(owner)
         result.skipped.append(
@@ -373,11 +408,23 @@ def _dispatcher(
         )
 
     def on_line(no: int, raw: bytes, ids: list[int]) -> None:
-        if len(ids) == 1 and ids[0] == progress_id:
-            # progress bars can be most of a log; only the last ones per rank matter, so
-            # keep the raw lines and attribute the survivors once the file is read
-            progress.append((no, raw))
-            return
+        if len(ids) == 1:
+            pid = ids[0]
+            if pid == progress_id:
+                # progress bars can be most of a log; only the last ones per rank matter, so
+                # keep the raw lines and attribute the survivors once the file is read
+                progress.append((no, raw))
+                return
+            only = raw_only.get(pid)  # the common case of a raw key, without the loop below
+            if only is not None:
+                raw_src, raw_key = only
+                if raw_src.name not in failed:
+                    try:
+                        if not raw_src.skip(raw_key, no, raw):
+                            raw_src.on_line(raw_key, ctx.line(no, raw))
+                    except Exception as exc:
+                        fail(raw_src.name, no, exc)
+                return
         line = None
         for pid in ids:
             owner, key = owners[pid]
@@ -393,6 +440,8 @@ def _dispatcher(
                         line = ctx.line(no, raw)
                     hits.append(ctx.evidence(line, "case"))
                     rank = line.rank
+                    if len(hits) == head_cap and ctx.file_rank is not None:
+                        hand_over(key, counter)
                 else:
                     tail = tails.get(key)
                     if tail is None:
@@ -410,7 +459,7 @@ def _dispatcher(
             if src is None or owner in failed:
                 continue
             try:
-                if owner in raw_filters and key in src.raw_keys and src.skip(key, raw):
+                if owner in raw_filters and key in src.raw_keys and src.skip(key, no, raw):
                     continue
                 if line is None:
                     line = ctx.line(no, raw)
@@ -419,6 +468,13 @@ def _dispatcher(
                 fail(owner, no, exc)
 
     def finish() -> None:
+        for key, idxs in case_indexes.items():
+            counted = sum(tally.counts[i] for i in idxs)
+            if counted:
+                result.counts[key][-1 if ctx.file_rank is None else ctx.file_rank] += counted
+                tail = tails.setdefault(key, deque(maxlen=cap - head_cap))
+                extra = [x for i in idxs for x in tally.tails.get(i, ())]
+                tail.extend(sorted([*tail, *extra])[-(cap - head_cap) :])
         for key, tail in tails.items():
             result.hits[key].extend(ctx.evidence(ctx.line(no, raw), "case") for no, raw in tail)
         tails.clear()
@@ -428,7 +484,7 @@ def _dispatcher(
         src.on_lines(PROGRESS[1], _last_per_rank(ctx, progress))
         progress.clear()
 
-    return on_line, finish, muted
+    return on_line, finish, muted, tally
 
 
 _NON_ASCII_WORD = re.compile(r"[^\W\x00-\x7f]")

@@ -19,6 +19,7 @@ Guarantees of `scan_stream` (both engines unless noted):
 from __future__ import annotations
 
 import functools
+from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, BinaryIO, Protocol
@@ -202,6 +203,43 @@ def _fill(stream: BinaryIO, target: memoryview) -> int:
     return got
 
 
+class Tally:
+    """Pattern indexes the scanner counts itself instead of reporting (per-line Python is the
+    cost of a scan, and most hits of a frequent case pattern are only counted).
+
+    The owner sets `only[i]` once index i needs nothing but a count and the last `keep` lines.
+    A line whose indexes are all counted here is never handed to `on_line`; a line naming a
+    rank (`veto` is in its lowered bytes) always is, whole, since it may be another rank's.
+    `limit[i]`: when `counts[i]` reaches it, `on_limit(i)` is called (e.g. to mute i)."""
+
+    def __init__(self, n: int, keep: int, veto: bytes = b"ank") -> None:
+        self.only = [False] * n
+        self.counts = [0] * n
+        self.limit: list[int | None] = [None] * n
+        self.tails: dict[int, deque[tuple[int, bytes]]] = {}
+        self.keep, self.veto = keep, veto
+        self.any = False  # some index is counted here
+        self.on_limit: Callable[[int], None] = lambda i: None
+
+    def count_only(self, index: int, limit: int | None = None) -> None:
+        self.only[index] = True
+        self.limit[index] = limit
+        self.any = True
+
+    def add(self, indexes: list[int], no: int, raw: bytes) -> None:
+        counts, limit, tails = self.counts, self.limit, self.tails
+        for i in indexes:
+            counts[i] += 1
+            tail = tails.get(i)
+            if tail is None:
+                tail = tails[i] = deque(maxlen=self.keep)
+            tail.append((no, raw))
+            stop = limit[i]
+            if stop is not None and counts[i] >= stop:
+                limit[i] = None
+                self.on_limit(i)
+
+
 class _Emitter:
     """Turns match codes of one block into `on_line` calls; the per-matched-line Python work."""
 
@@ -211,28 +249,38 @@ class _Emitter:
         on_line: OnLine,
         max_line_bytes: int,
         muted: set[int] | None = None,
+        tally: Tally | None = None,
     ) -> None:
         self.muted = muted if muted is not None else set()
         self.ids, self.verify = patterns.ids, patterns.verify
+        self.identity = self.ids == list(range(len(self.ids)))
         self.on_line, self.max = on_line, max_line_bytes
+        self.tally = tally
         self.matched = 0
 
     def line(self, mv: memoryview, start: int, end: int, line_no: int, hits: set[int]) -> None:
         if end > start and mv[end - 1] == 13:
             end -= 1
         if self.verify:
+            whole = mv[start:end].tobytes()
             for idx in hits & self.verify.keys():
-                if self.verify[idx].search(mv[start:end].tobytes()) is None:
+                if self.verify[idx].search(whole) is None:
                     hits.discard(idx)
             if not hits:
                 return
-        ids = self.ids
         self.matched += 1
-        self.on_line(
-            line_no,
-            mv[start : min(end, start + self.max)].tobytes(),
-            sorted({ids[i] for i in hits}),
-        )
+        raw = mv[start : min(end, start + self.max)].tobytes()
+        tally = self.tally
+        if tally is not None and tally.any:
+            only = tally.only
+            counted = [i for i in hits if only[i]]
+            if counted and tally.veto not in raw.lower():
+                tally.add(counted, line_no, raw)
+                if len(counted) == len(hits):
+                    return
+                hits.difference_update(counted)
+        ids = self.ids
+        self.on_line(line_no, raw, sorted(hits) if self.identity else sorted({ids[i] for i in hits}))
 
     def block(
         self, buf: bytearray, mv: memoryview, block_end: int, codes: list[int], base: int
@@ -281,16 +329,18 @@ def scan_stream(
     max_line_bytes: int = 65536,
     chunk_size: int = 1 << 20,
     muted: set[int] | None = None,
+    tally: Tally | None = None,
 ) -> ScanStats:
     """Call `on_line(line_no, line, ids)` for each line matching at least one pattern, in order.
 
     `muted` holds pattern indexes (`PatternSet.index_of`) whose matches are dropped from the
     next block on; the caller may add to it while the scan runs (a count that has seen enough).
+    `tally` counts the indexes it is told to, without `on_line` (see `Tally`).
     """
     if chunk_size < 1 or max_line_bytes < 0:
         raise ValueError("chunk_size must be >= 1 and max_line_bytes >= 0")
     backend = patterns.backend
-    emit = _Emitter(patterns, on_line, max_line_bytes, muted)
+    emit = _Emitter(patterns, on_line, max_line_bytes, muted, tally)
     buf = bytearray(2 * chunk_size)
     mv = memoryview(buf)
     carry = lines = total = 0  # carry: bytes of an unfinished line at buf[:carry]

@@ -34,9 +34,10 @@ class LineSource(Source):
     def __init__(self, ctx: FileContext) -> None:
         self.ctx = ctx
 
-    def skip(self, key: str, raw: bytes) -> bool:
-        """True when a line of a `raw_keys` key can be told useless from its bytes alone
-        (before it is decoded and attributed): for keys that match many repeated lines."""
+    def skip(self, key: str, no: int, raw: bytes) -> bool:
+        """True when a line (number `no`) of a `raw_keys` key needs nothing more: it is useless,
+        or the source recorded it from its bytes alone. Decoding and attributing a line is
+        most of its cost, and these keys match many lines (repeats, one per collective)."""
         return False
 
     def on_line(self, key: str, line: Line) -> None:

@@ -10,7 +10,7 @@ filter by op), get an evidence line (`CollectiveOp.evidence` is None for the oth
 from __future__ import annotations
 
 from collections import deque
-from typing import NamedTuple
+from typing import NamedTuple, cast
 
 from kb.evidence.context import FileContext, Line
 from kb.evidence.facts import CollectiveOp, EvidenceLine
@@ -36,8 +36,10 @@ class CollectiveLog:
         self._ops: list[_Op] = []
         self._head: dict[int, EvidenceLine] = {}  # op index -> evidence (first KEEP of a rank)
         self._head_count: dict[object, int] = {}
-        self._tail: dict[object, deque[tuple[int, Line]]] = {}  # last KEEP (index, line) per rank
-        self._last_of: dict[tuple[object, str], tuple[int, Line]] = {}  # (rank, op) -> last
+        # last KEEP (index, line) per rank, and the last op of each kind; a line recorded from
+        # its bytes (`add_raw`) is kept as (line number, bytes) and decoded only if it stays
+        self._tail: dict[object, deque[tuple[int, Line | tuple[int, bytes]]]] = {}
+        self._last_of: dict[tuple[object, str], tuple[int, Line | tuple[int, bytes]]] = {}
 
     def full(self) -> bool:
         return len(self._ops) >= self.ctx.limits.collectives_per_file
@@ -47,14 +49,35 @@ class CollectiveLog:
     ) -> None:
         if self.full():
             return
-        index = len(self._ops)
-        self._ops.append(_Op(line.no, line.pid, line.rank, op, seq, count, dtype))
         who: object = line.rank if line.rank is not None else ("pid", line.pid)
-        self._last_of[(who, op)] = (index, line)
+        self._keep(_Op(line.no, line.pid, line.rank, op, seq, count, dtype), who, line)
+
+    def add_raw(
+        self,
+        no: int,
+        raw: bytes,
+        rank: int,
+        op: str,
+        seq: int | None,
+        count: int | None,
+        dtype: str | None,
+    ) -> None:
+        """`add` for a line whose rank the caller knows without decoding it."""
+        if len(self._ops) >= self.ctx.limits.collectives_per_file:
+            return
+        if self._head_count.get(rank, 0) < KEEP:
+            self._keep(_Op(no, None, rank, op, seq, count, dtype), rank, self.ctx.line(no, raw))
+        else:
+            self._keep(_Op(no, None, rank, op, seq, count, dtype), rank, (no, raw))
+
+    def _keep(self, o: _Op, who: object, line: Line | tuple[int, bytes]) -> None:
+        index = len(self._ops)
+        self._ops.append(o)
+        self._last_of[(who, o.op)] = (index, line)
         seen = self._head_count.get(who, 0)
         if seen < KEEP:
             self._head_count[who] = seen + 1
-            self._head[index] = self.ctx.evidence(line, self.source)
+            self._head[index] = self.ctx.evidence(cast(Line, line), self.source)
             return
         tail = self._tail.get(who)
         if tail is None:
@@ -66,6 +89,8 @@ class CollectiveLog:
         evidence = dict(self._head)
         for index, line in [*self._last_of.values(), *(x for t in self._tail.values() for x in t)]:
             if index not in evidence:
+                if not isinstance(line, Line):
+                    line = self.ctx.line(*line)
                 evidence[index] = self.ctx.evidence(line, self.source)
         pid_rank = self.ctx.pid_ranks.get
         out = self.ctx.facts.collectives

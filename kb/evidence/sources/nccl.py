@@ -76,7 +76,7 @@ class NcclSource(LineSource):
     def sniff(cls, head: str, name: str) -> float:
         return log_score(head, _HEAD)
 
-    def skip(self, key: str, raw: bytes) -> bool:
+    def skip(self, key: str, no: int, raw: bytes) -> bool:
         """Channel lines repeat for every channel and communicator; what follows the channel
         number (`3[3] -> 4[4] [send] via NET/IB/1`) decides the transport, so a repeat of it
         adds nothing."""

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from functools import lru_cache
 from typing import ClassVar
 
 from kb.evidence.context import Line
@@ -21,8 +22,8 @@ from kb.evidence.sources.base import LineSource
 from kb.evidence.sources.collectives import CollectiveLog
 from kb.evidence.sources.common import log_score, normalize_op
 
-_ENTRY = re.compile(r"Entry-(Hccl\w+?)(?:Inner)?:")
-_DTYPE = re.compile(r"dataType\[(\w+)\]")
+_NAME = re.compile(r"Hccl\w+")
+_WORD = re.compile(r"\w+")
 _RANKS = re.compile(r"\branks\[(\d+)\]|rankSize\[(\d+)\]")
 _ENV = re.compile(r"\[HCCL_ENV\]\s*(\w+) set by (?:default|environment) to \[?([^\]\s]+)\]?")
 _HEAD = re.compile(
@@ -32,16 +33,37 @@ _NOT_COLLECTIVE = ("comm", "get", "set", "create", "destroy", "init", "mem", "re
 
 
 def parse_entry(body: str) -> tuple[str, int | None, str | None] | None:
-    """(op, count, dtype) of an Entry-Hccl<Op> line, None for non-collective entries."""
-    m = _ENTRY.search(body)
-    if not m:
+    """(op, count, dtype) of an Entry-Hccl<Op> line, None for non-collective entries.
+
+    Found with `str.find` (one of these lines per collective; see `bracket_field`)."""
+    at = body.find("Entry-Hccl")
+    if at < 0:
         return None
-    op = normalize_op(m.group(1))
-    if op.startswith(_NOT_COLLECTIVE):
+    end = body.find(":", at)
+    op = _collective(body[at + 6 : end]) if end > 0 else None
+    if op is None:
         return None
-    d = _DTYPE.search(body)
     count = bracket_field(body, "count", word_start=True)
-    return op, count[1] if count else None, d.group(1) if d else None
+    return op, count[1] if count else None, _dtype(body)
+
+
+@lru_cache(maxsize=256)
+def _collective(name: str) -> str | None:
+    """`HcclAllReduceInner` → `allreduce`; None for a name that is not a collective."""
+    if not _NAME.fullmatch(name):
+        return None
+    op = normalize_op(name[:-5] if name.endswith("Inner") and len(name) > 9 else name)
+    return None if op.startswith(_NOT_COLLECTIVE) else op
+
+
+def _dtype(body: str) -> str | None:
+    at = body.find("dataType[")
+    while at >= 0:
+        end = body.find("]", at + 9)
+        if end > at + 9 and _WORD.fullmatch(body, at + 9, end):
+            return body[at + 9 : end]
+        at = body.find("dataType[", at + 1)
+    return None
 
 
 class PlogSource(LineSource):
@@ -57,6 +79,8 @@ class PlogSource(LineSource):
         "ranks": (r"rankSize\[\d+\]", False),
     }
 
+    raw_keys: ClassVar[frozenset[str]] = frozenset({"entry"})
+
     def __init__(self, ctx: object) -> None:
         super().__init__(ctx)  # type: ignore[arg-type]
         self._ordinal: Counter[int] = Counter()
@@ -69,6 +93,21 @@ class PlogSource(LineSource):
         if re.match(r"plog-\d+", name) or name.startswith("device-"):
             score = max(score, 0.6) + 0.2
         return score
+
+    def skip(self, key: str, no: int, raw: bytes) -> bool:
+        """An entry line of the file's own rank (no other rank named on it) is recorded from
+        its text alone: there is one per collective, hundreds of thousands in a long run."""
+        rank = self.ctx.file_rank
+        if rank is None or self._ops.full() or b"ank" in raw.lower():
+            return False  # ranks[…] lines (world size) and other ranks' lines: the full path
+        text = raw.decode("utf-8", "replace")
+        got = parse_entry(text)
+        if got is None:
+            return True  # a non-collective entry (mem, comm…) adds nothing
+        op, count, dtype = got
+        self._ordinal[rank] += 1
+        self._ops.add_raw(no, raw, rank, op, self._ordinal[rank], count, dtype)
+        return True
 
     def on_line(self, key: str, line: Line) -> None:
         body = line.body

@@ -56,7 +56,7 @@ class StackDumpSource(LineSource):
             )
         return 0.0
 
-    def skip(self, key: str, raw: bytes) -> bool:
+    def skip(self, key: str, no: int, raw: bytes) -> bool:
         """A frame line means something only inside a py-spy thread block."""
         return self._pyspy is None
 

@@ -151,3 +151,36 @@ def test_a_count_stops_at_enough_only_in_a_one_rank_file(tmp_path: object) -> No
     assert 100 <= one < 5000 and hits["loss"].saturated == ["rank_3.log"]
     assert hits["loss"].counts["console.log"] == {0: 2500, 1: 2500}
     assert hits["all"].counts["rank_3.log"] == {3: 5000} and hits["all"].saturated == []
+
+
+def test_hits_counted_by_the_scanner_equal_hits_counted_line_by_line(tmp_path: object) -> None:
+    """Once a pattern's first lines are in, the hits of a one-rank file are counted by the
+    scanner's `Tally`: the counts, the first and last lines, and the lines naming another rank
+    must be what reading each line gives."""
+    from pathlib import Path
+
+    from kb.evidence.reader import LogPattern, read_evidence
+
+    assert isinstance(tmp_path, Path)
+    text = [f"[Rank 5] step {i} loss 0.1" if i % 97 == 0 else f"step {i} loss 0.{i % 10}"
+            for i in range(3000)]  # fmt: skip
+    text[2990] = "step 2990 loss 0.0 " + "x" * 70000  # a line longer than the cut
+    (tmp_path / "rank_3.log").write_text("\n".join(text) + "\n")
+    (tmp_path / "all.log").write_text("".join(f"[rank3]: {t}\n" for t in text))
+    hits = read_evidence(tmp_path, [LogPattern("loss", r"loss \d")], workers=1).hits["loss"]
+    other = sum(1 for i in range(3000) if i % 97 == 0)
+    assert hits.counts["rank_3.log"] == {3: 3000 - other, 5: other}
+    cap = Limits().hits_per_file
+    by_file = {
+        f: [(h.line, h.rank, h.text[:40]) for h in hits.lines if h.file == f]
+        for f in ("rank_3.log", "all.log")
+    }
+    wanted = [*range(1, cap - cap // 2 + 1), *range(3000 - cap // 2 + 1, 3001)]
+    assert [no for no, _, _ in by_file["rank_3.log"]] == wanted
+    assert [t for _, _, t in by_file["rank_3.log"]] == [text[no - 1][:40] for no in wanted]
+    assert [r for _, r, _ in by_file["rank_3.log"]] == [
+        5 if (no - 1) % 97 == 0 else 3 for no in wanted
+    ]
+    # all.log names a rank on every line, so nothing is counted without looking at it
+    assert hits.counts["all.log"] == {3: 3000}
+    assert [no for no, _, _ in by_file["all.log"]] == wanted

@@ -219,3 +219,32 @@ def test_database_cache_keeps_the_most_recently_used(tmp_path: Path) -> None:
     (tmp_path / "other.txt").write_text("not ours")
     _hyperscan._prune(tmp_path, keep=3)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["0.hsdb", "3.hsdb", "4.hsdb", "other.txt"]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_tally_counts_its_patterns_and_hands_on_the_rest(engine: str) -> None:
+    """Indexes a `Tally` counts never reach `on_line` (unless the line names a rank); the
+    other hits of the same line still do, and the limit callback fires once."""
+    from kb.scan.engine import Tally
+
+    data = b"".join(
+        b"[Rank 1] loss 1 ERR\n" if i % 10 == 0 else b"loss %d ERR\n" % i if i % 3 == 0
+        else b"loss %d\n" % i
+        for i in range(100)
+    )  # fmt: skip
+    pats = [(7, r"loss \d", False), (9, r"ERR", False)]
+    tally = Tally(2, keep=3)
+    tally.count_only(0, limit=50)
+    reached: list[int] = []
+    tally.on_limit = reached.append
+    got: list[Hit] = []
+    scan_stream(io.BytesIO(data), PatternSet(pats, engine=engine),
+                lambda n, line, ids: got.append((n, line, ids)), tally=tally)  # fmt: skip
+    ranked = [i for i in range(100) if i % 10 == 0]
+    err_only = [i for i in range(100) if i % 3 == 0 and i % 10]
+    assert tally.counts == [100 - len(ranked), 0] and reached == [0]
+    assert [n - 1 for n, _, ids in got if ids == [7, 9]] == ranked
+    assert [n - 1 for n, _, ids in got if ids == [9]] == err_only
+    assert len(got) == len(ranked) + len(err_only)
+    assert [no for no, _ in tally.tails[0]] == [98, 99, 100]
+    assert tally.tails[0][-1][1] == b"loss 99 ERR"
