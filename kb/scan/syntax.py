@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from functools import lru_cache
 
 # Escapes that can match "\n" (or that we cannot rule out): whitespace, negated classes,
 # explicit code points, Unicode properties, generic newlines.
@@ -26,7 +27,14 @@ _LOOKAROUND = (
 _INLINE_FLAGS = re.compile(r"\(\?([a-zA-Z]*)(?:-[a-zA-Z]*)?[:)]")
 
 
-def _tokens(regex: str) -> Iterator[tuple[str, bool]]:
+@lru_cache(maxsize=4096)
+def _tokens(regex: str) -> tuple[tuple[str, bool], ...]:
+    """(token, inside_class) pairs, tokenized once per pattern: a case set of 500 patterns is
+    checked by several functions here, which together tokenized it six times."""
+    return tuple(_tokenize(regex))
+
+
+def _tokenize(regex: str) -> Iterator[tuple[str, bool]]:
     """Yield (token, inside_class); a token is an escape (`\\x`), a class bracket, or one char."""
     i, n, in_class = 0, len(regex), False
     while i < n:
@@ -125,7 +133,7 @@ def may_match_newline(regex: str) -> bool:
     >>> may_match_newline(r"a\\sb"), may_match_newline(r"[^\\s]+x"), may_match_newline(r"[\\t-\\r]")
     (True, False, True)
     """
-    toks = list(_tokens(regex))
+    toks = _tokens(regex)
     k = 0
     while k < len(toks):
         tok, in_class = toks[k]
