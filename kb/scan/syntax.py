@@ -9,7 +9,7 @@ also accept a `\\r` before the newline (CRLF logs), and whether a pattern could 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from functools import lru_cache
 
 # Escapes that can match "\n" (or that we cannot rule out): whitespace, negated classes,
@@ -151,7 +151,7 @@ def may_match_newline(regex: str) -> bool:
     return any("s" in m.group(1) for m in _INLINE_FLAGS.finditer(_strip_classes_keep_groups(regex)))
 
 
-def _class_may_match_newline(members: list[tuple[str, bool]]) -> bool:
+def _class_may_match_newline(members: Sequence[tuple[str, bool]]) -> bool:
     """Whether one bracket class (its tokens between `[` and `]`) can match a newline."""
     negated = bool(members) and members[0][0] == "^"
     body = [tok for tok, _ in members[1:] if negated] if negated else [t for t, _ in members]
