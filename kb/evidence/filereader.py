@@ -472,9 +472,9 @@ def _dispatcher(
             counted = sum(tally.counts[i] for i in idxs)
             if counted:
                 result.counts[key][-1 if ctx.file_rank is None else ctx.file_rank] += counted
-                tail = tails.setdefault(key, deque(maxlen=cap - head_cap))
                 extra = [x for i in idxs for x in tally.tails.get(i, ())]
-                tail.extend(sorted([*tail, *extra])[-(cap - head_cap) :])
+                merged = sorted([*tails.get(key, ()), *extra])[-(cap - head_cap) :]
+                tails[key] = deque(merged, maxlen=cap - head_cap)
         for key, tail in tails.items():
             result.hits[key].extend(ctx.evidence(ctx.line(no, raw), "case") for no, raw in tail)
         tails.clear()

@@ -261,9 +261,10 @@ class _Emitter:
     def line(self, mv: memoryview, start: int, end: int, line_no: int, hits: set[int]) -> None:
         if end > start and mv[end - 1] == 13:
             end -= 1
-        if self.verify:
+        check = hits & self.verify.keys() if self.verify else None
+        if check:
             whole = mv[start:end].tobytes()
-            for idx in hits & self.verify.keys():
+            for idx in check:
                 if self.verify[idx].search(whole) is None:
                     hits.discard(idx)
             if not hits:

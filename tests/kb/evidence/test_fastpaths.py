@@ -184,3 +184,23 @@ def test_hits_counted_by_the_scanner_equal_hits_counted_line_by_line(tmp_path: o
     # all.log names a rank on every line, so nothing is counted without looking at it
     assert hits.counts["all.log"] == {3: 3000}
     assert [no for no, _, _ in by_file["all.log"]] == wanted
+
+
+def test_scanner_tail_and_line_tail_merge_without_repeats(tmp_path: object) -> None:
+    """The last lines come from both the scanner's tally and the lines that named a rank."""
+    from pathlib import Path
+
+    from kb.evidence.reader import LogPattern, read_evidence
+
+    assert isinstance(tmp_path, Path)
+    head = Limits().hits_per_file - Limits().hits_per_file // 2
+    for total in (head + 15, 300):  # a tail shorter than its cap, and a full one
+        text = [f"step {i} loss 0.5" for i in range(total)]
+        text[total - 10] = text[total - 5] = "[Rank 6] step loss 0.5"
+        (tmp_path / "rank_4.log").write_text("\n".join(text) + "\n")
+        hits = read_evidence(tmp_path, [LogPattern("loss", r"loss \d")], workers=1).hits["loss"]
+        tail = [(h.line, h.rank) for h in hits.lines][head:]
+        named = (total - 9, total - 4)
+        first = max(head + 1, total - Limits().hits_per_file // 2 + 1)
+        assert tail == [(no, 6 if no in named else 4) for no in range(first, total + 1)]
+        assert hits.counts["rank_4.log"] == {4: total - 2, 6: 2}
