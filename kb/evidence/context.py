@@ -91,7 +91,7 @@ class FileContext:
     _pending: list[tuple[int, EvidenceLine]] = field(default_factory=list)
     _cache: tuple[int, Line] | None = None
     _suspicious_at: set[int] = field(default_factory=set)
-    _suspicious_tail: deque[tuple[Line, str, int | None]] | None = None
+    _suspicious_tail: deque[tuple[Line | tuple[int, bytes], str, int | None]] | None = None
 
     def line(self, no: int, raw: bytes | str) -> Line:
         """Decodes and attributes a line (cached: several sources may look at the same one)."""
@@ -178,7 +178,26 @@ class FileContext:
             self._suspicious_tail = deque(maxlen=tail_cap)
         self._suspicious_tail.append((line, source, rank))
 
-    def _suspicious_line(self, line: Line, source: str, rank: int | None) -> EvidenceLine:
+    def suspicious_head_full(self) -> bool:
+        cap = self.limits.suspicious_per_file
+        return len(self.facts.suspicious) >= cap - cap // 2
+
+    def suspicious_raw(self, no: int, raw: bytes, source: str) -> None:
+        """`suspicious` for a line that goes to the rolling tail (`suspicious_head_full`) and
+        can only be the file's rank (`only_file_rank`): kept as bytes, decoded only if it is
+        still among the last lines when the file ends."""
+        if no in self._suspicious_at:
+            return
+        self._suspicious_at.add(no)
+        if self._suspicious_tail is None:
+            self._suspicious_tail = deque(maxlen=self.limits.suspicious_per_file // 2)
+        self._suspicious_tail.append(((no, raw), source, _UNSET))
+
+    def _suspicious_line(
+        self, line: Line | tuple[int, bytes], source: str, rank: int | None
+    ) -> EvidenceLine:
+        if not isinstance(line, Line):
+            line = self.line(*line)
         ev = self.evidence(line, source)
         if rank is not _UNSET:
             ev.rank = rank

@@ -371,6 +371,11 @@ def _dispatcher(
         for pid, (owner, key) in owners.items()
         if owner in raw_filters and key in sources[owner].raw_keys
     }
+    suspicious_only = {
+        pid
+        for pid, (owner, key) in owners.items()
+        if owner in sources and key in sources[owner].suspicious_keys
+    }
     enough = compiled.enough
     muted: set[int] = set()
 
@@ -462,6 +467,13 @@ def _dispatcher(
                 if owner in raw_filters and key in src.raw_keys and src.skip(key, no, raw):
                     continue
                 if line is None:
+                    if (
+                        pid in suspicious_only
+                        and ctx.suspicious_head_full()
+                        and ctx.only_file_rank(raw)
+                    ):
+                        ctx.suspicious_raw(no, raw, owner)
+                        continue
                     line = ctx.line(no, raw)
                 src.on_line(key, line)
             except Exception as exc:

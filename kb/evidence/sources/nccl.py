@@ -64,6 +64,7 @@ class NcclSource(LineSource):
     }
 
     raw_keys: ClassVar[frozenset[str]] = frozenset({"channel"})
+    suspicious_keys: ClassVar[frozenset[str]] = frozenset({"warn", "p2p", "error"})
 
     def __init__(self, ctx: object) -> None:
         super().__init__(ctx)  # type: ignore[arg-type]

@@ -80,6 +80,7 @@ class PlogSource(LineSource):
     }
 
     raw_keys: ClassVar[frozenset[str]] = frozenset({"entry"})
+    suspicious_keys: ClassVar[frozenset[str]] = frozenset({"ei", "err", "heartbeat", "plog_error"})
 
     def __init__(self, ctx: object) -> None:
         super().__init__(ctx)  # type: ignore[arg-type]

@@ -89,6 +89,8 @@ class PyTorchSource(LineSource):
         ),
     }
 
+    suspicious_keys: ClassVar[frozenset[str]] = frozenset({"pg_status", "errors"})
+
     def __init__(self, ctx: object) -> None:
         super().__init__(ctx)  # type: ignore[arg-type]
         self._ops = CollectiveLog(self.ctx, self.name)

@@ -50,6 +50,9 @@ class TextLogSource(LineSource):
         ),
     }
 
+    # not "timeout": a setting echoed with it is told apart on the decoded line
+    suspicious_keys: ClassVar[frozenset[str]] = frozenset({"traceback", "error", "oom", "signal"})
+
     @classmethod
     def sniff(cls, head: str, name: str) -> float:
         return 0.1 if _NAME.search(name) else 0.05

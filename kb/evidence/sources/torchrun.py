@@ -54,6 +54,8 @@ class TorchrunSource(LineSource):
     def sniff(cls, head: str, name: str) -> float:
         return log_score(head, _HEAD)
 
+    suspicious_keys: ClassVar[frozenset[str]] = frozenset({"closing"})
+
     def on_line(self, key: str, line: Line) -> None:
         body = line.body
         if key == "agent_failed":

@@ -248,3 +248,20 @@ def test_a_tally_counts_its_patterns_and_hands_on_the_rest(engine: str) -> None:
     assert len(got) == len(ranked) + len(err_only)
     assert [no for no, _ in tally.tails[0]] == [98, 99, 100]
     assert tally.tails[0][-1][1] == b"loss 99 ERR"
+
+
+def test_line_numbers_across_long_stretches_without_hits() -> None:
+    """Newlines are counted two ways (short and long stretches); both must give the line."""
+    from kb.scan.engine import _newlines
+
+    rng = random.Random(5)
+    buf = bytearray(b"".join(b"x" * rng.randrange(0, 300) + b"\n" for _ in range(5000)))
+    for _ in range(200):
+        lo = rng.randrange(len(buf))
+        hi = rng.randrange(lo, min(len(buf), lo + rng.choice((100, 5000, 200000))) + 1)
+        assert _newlines(buf, lo, hi) == buf.count(b"\n", lo, hi)
+    lines = [b"filler %d " % i + b"y" * (i % 50) for i in range(20000)]
+    for no in (1, 2, 57, 9000, 19999, 20000):
+        lines[no - 1] = b"HIT %d" % no
+    got, _ = run(b"\n".join(lines) + b"\n", [(1, r"HIT \d+", False)], ENGINES[0])
+    assert [(n, line) for n, line, _ in got] == [(n, b"HIT %d" % n) for n in (1, 2, 57, 9000, 19999, 20000)]
