@@ -204,3 +204,75 @@ def test_scanner_tail_and_line_tail_merge_without_repeats(tmp_path: object) -> N
         first = max(head + 1, total - Limits().hits_per_file // 2 + 1)
         assert tail == [(no, 6 if no in named else 4) for no in range(first, total + 1)]
         assert hits.counts["rank_4.log"] == {4: total - 2, 6: 2}
+
+
+SUSPICIOUS_ONLY_SAMPLES = {
+    ("nccl", "warn"): "node-a:4711:4790 [0] NCCL WARN NET/IB : Got completion from peer with error 12",
+    ("nccl", "p2p"): "node-a:4711:4711 [0] NCCL INFO P2P is disabled between connected GPUs 0 and 1",
+    ("nccl", "error"): "node-a:4711:4711 [0] NCCL INFO init.cc:1234 -> 2 ncclSystemError",
+    ("plog", "ei"): "EI0002: [PID: 2111667] The wait execution of the Notify register times out.",
+    ("plog", "err"): "[ERROR] 2025-10-24-11:18:31 (PID:2111667, Device:1) ERR02200 DIST call failed.",
+    ("plog", "heartbeat"): "[ERROR] HCCL(1,python):2025-10-24 [hb.cc:9] Cluster Exception Location",
+    ("plog", "plog_error"): "[ERROR] RUNTIME(2111667,python):2025-10-24-11:18:29.597.044 [x.cc:1] fail",
+    ("pytorch", "pg_status"): "[E1012 ProcessGroupNCCL.cpp:1600] failure detected by watchdog at "
+    "work sequence id: 78 PG status: last enqueued work: 78, last completed work: 77",
+    ("pytorch", "errors"): "torch.distributed.DistBackendError: NCCL error in: ../nccl.cpp:1970",
+    ("text-log", "traceback"): "Traceback (most recent call last):",
+    ("text-log", "error"): "RuntimeError: CUDA error: an illegal memory access was encountered",
+    ("text-log", "oom"): "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB",
+    ("text-log", "signal"): "Fatal Python error: Segmentation fault",
+    ("torchrun", "closing"): "============================================================",
+}
+
+
+def test_suspicious_only_keys_do_nothing_but_flag_the_line() -> None:
+    """The reader may keep lines of `suspicious_keys` as bytes and never show them to the
+    source, so `on_line` must do nothing else with them."""
+    from kb.evidence.facts import dump_json
+    from kb.evidence.registry import LINE_SOURCES
+
+    declared = {(c.name, k) for c in LINE_SOURCES for k in c.suspicious_keys}
+    assert declared == set(SUSPICIOUS_ONLY_SAMPLES)
+    for cls in LINE_SOURCES:
+        for key in cls.suspicious_keys:
+            ctx = FileContext("x.log", PathHints(), Limits(), file_rank=0)
+            src = cls(ctx)
+            text = SUSPICIOUS_ONLY_SAMPLES[(cls.name, key)]
+            src.on_line(key, ctx.line(7, text))
+            src.finish()
+            ctx.finish_lines()
+            assert [(e.line, e.text) for e in ctx.facts.suspicious] == [(7, text)], (cls.name, key)
+            ctx.facts.suspicious.clear()
+            assert dump_json(ctx.facts) == dump_json(
+                FileContext("y.log", PathHints(), Limits()).facts
+            ), (cls.name, key)
+
+
+def test_suspicious_lines_kept_as_bytes_equal_decoded_ones(tmp_path: object) -> None:
+    """Past the first half of the cap, a one-rank file keeps its error lines as bytes; the
+    lines shown must be those a file read line by line shows."""
+    from pathlib import Path
+
+    from kb.evidence.reader import read_evidence
+
+    assert isinstance(tmp_path, Path)
+    lines = []
+    for i in range(1500):
+        lines.append(f"step {i} ok")
+        lines.append(f"h:1:2 [0] NCCL WARN NET/IB : Got completion with error {i}" if i % 3
+                     else f"RuntimeError: boom {i}")  # fmt: skip
+    lines.append("[Rank 5] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=9, "
+                 "OpType=ALLREDUCE, Timeout(ms)=600000) ran for 600100 milliseconds")  # fmt: skip
+    text = "\n".join(lines) + "\n"
+    (tmp_path / "rank_2.log").write_text(text)  # a rank of its own: the raw path
+    (tmp_path / "console.log").write_text(text)  # no rank: every line decoded
+    facts = read_evidence(tmp_path, workers=1).facts
+    by_file = {
+        f: [(s.line, s.text, s.source, s.timestamp) for s in facts.suspicious if s.file == f]
+        for f in ("rank_2.log", "console.log")
+    }
+    assert by_file["rank_2.log"] == by_file["console.log"]
+    assert len(by_file["rank_2.log"]) == Limits().suspicious_per_file
+    assert by_file["rank_2.log"][-1][0] == 3001
+    ranks = [s.rank for s in facts.suspicious if s.file == "rank_2.log"]
+    assert ranks == [2] * (len(ranks) - 1) + [5]
