@@ -170,12 +170,14 @@ class FileContext:
         if line.no in self._suspicious_at:
             return
         self._suspicious_at.add(line.no)
-        tail_cap = self.limits.suspicious_per_file // 2
-        if len(self.facts.suspicious) < self.limits.suspicious_per_file - tail_cap:
+        if not self.suspicious_head_full():
             self.facts.suspicious.append(self._suspicious_line(line, source, rank))
             return
+        self._to_tail(line, source, rank)
+
+    def _to_tail(self, line: Line | tuple[int, bytes], source: str, rank: int | None) -> None:
         if self._suspicious_tail is None:
-            self._suspicious_tail = deque(maxlen=tail_cap)
+            self._suspicious_tail = deque(maxlen=self.limits.suspicious_per_file // 2)
         self._suspicious_tail.append((line, source, rank))
 
     def suspicious_head_full(self) -> bool:
@@ -189,9 +191,7 @@ class FileContext:
         if no in self._suspicious_at:
             return
         self._suspicious_at.add(no)
-        if self._suspicious_tail is None:
-            self._suspicious_tail = deque(maxlen=self.limits.suspicious_per_file // 2)
-        self._suspicious_tail.append(((no, raw), source, _UNSET))
+        self._to_tail((no, raw), source, _UNSET)
 
     def _suspicious_line(
         self, line: Line | tuple[int, bytes], source: str, rank: int | None

@@ -354,7 +354,8 @@ def _dispatcher(
     owners = compiled.owners
     cap = ctx.limits.hits_per_file
     head_cap = cap - cap // 2
-    tally = Tally(len(scanned), cap - head_cap)
+    # a line that spells "rank" may be another rank's (`FileContext.only_file_rank`)
+    tally = Tally(len(scanned), cap - head_cap, veto=b"ank")
     case_indexes: dict[str, list[int]] = {}
     for pid, (owner, key) in owners.items():
         if owner == CASE and pid in scanned.index_of:

@@ -208,11 +208,11 @@ class Tally:
     cost of a scan, and most hits of a frequent case pattern are only counted).
 
     The owner sets `only[i]` once index i needs nothing but a count and the last `keep` lines.
-    A line whose indexes are all counted here is never handed to `on_line`; a line naming a
-    rank (`veto` is in its lowered bytes) always is, whole, since it may be another rank's.
+    A line whose indexes are all counted here is never handed to `on_line`; a line whose
+    lowered bytes hold `veto` always is, whole (the owner counts it itself).
     `limit[i]`: when `counts[i]` reaches it, `on_limit(i)` is called (e.g. to mute i)."""
 
-    def __init__(self, n: int, keep: int, veto: bytes = b"ank") -> None:
+    def __init__(self, n: int, keep: int, veto: bytes | None = None) -> None:
         self.only = [False] * n
         self.counts = [0] * n
         self.limit: list[int | None] = [None] * n
@@ -284,7 +284,7 @@ class _Emitter:
         if tally is not None and tally.any:
             only = tally.only
             counted = [i for i in hits if only[i]]
-            if counted and tally.veto not in raw.lower():
+            if counted and (tally.veto is None or tally.veto not in raw.lower()):
                 tally.add(counted, line_no, raw)
                 if len(counted) == len(hits):
                     return

@@ -63,7 +63,7 @@ class CollectiveLog:
         dtype: str | None,
     ) -> None:
         """`add` for a line whose rank the caller knows without decoding it."""
-        if len(self._ops) >= self.ctx.limits.collectives_per_file:
+        if self.full():
             return
         if self._head_count.get(rank, 0) < KEEP:
             self._keep(_Op(no, None, rank, op, seq, count, dtype), rank, self.ctx.line(no, raw))

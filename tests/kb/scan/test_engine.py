@@ -233,7 +233,7 @@ def test_a_tally_counts_its_patterns_and_hands_on_the_rest(engine: str) -> None:
         for i in range(100)
     )  # fmt: skip
     pats = [(7, r"loss \d", False), (9, r"ERR", False)]
-    tally = Tally(2, keep=3)
+    tally = Tally(2, keep=3, veto=b"ank")
     tally.count_only(0, limit=50)
     reached: list[int] = []
     tally.on_limit = reached.append
