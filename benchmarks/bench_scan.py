@@ -92,6 +92,50 @@ def one_engine(folder: Path, npat: int, engine: str, workers: int) -> dict[str, 
     }
 
 
+def _scan_only(path: str) -> tuple[int, int, int, int]:
+    """The engine's scan of a file and nothing else: no line numbers, no per-line Python.
+    Blocks are cut every MiB, not at newlines, so a few matches may shift; the figure is a
+    ceiling for anything built on this engine, not a result."""
+    backend = _PATTERNS.backend
+    buf = bytearray(1 << 20)
+    mv = memoryview(buf)
+    total = codes = 0
+    with open(path, "rb") as f:
+        while n := f.readinto(buf):
+            total += n
+            codes += len(backend.scan_block(mv[:n]))
+    return total, 0, codes, _vm_hwm_kb()
+
+
+def one_scan_only(folder: Path, npat: int, workers: int, with_sources: bool) -> dict[str, Any]:
+    """Child-process body: hyperscan over every file with the case patterns alone, or with the
+    reader's own source patterns added (the database `read_evidence` scans with)."""
+    global _PATTERNS
+    from kb.evidence.filereader import LogPattern, compile_patterns
+    from kb.scan.engine import PatternSet
+    from kb.scan.parallel import map_files
+
+    pats = gen.make_patterns(npat)
+    t0 = time.perf_counter()
+    if with_sources:
+        logs = tuple(LogPattern(f"q{i}", rx, ic) for i, rx, ic in pats)
+        _PATTERNS = compile_patterns(logs, progress=False).log_set
+    else:
+        _PATTERNS = PatternSet(pats, engine="hyperscan")
+    _PATTERNS.backend  # noqa: B018 (compiled here, not in the timed part)
+    compile_s = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    res = map_files(_scan_only, _files(folder), workers)
+    return {
+        "bytes": sum(r[0] for r in res),
+        "lines": None,
+        "matched": None,
+        "seconds": time.perf_counter() - t0,
+        "compile_s": compile_s,
+        "peak_mb": _peak_mb(max(r[3] for r in res)),
+    }
+
+
 def one_rg(folder: Path, npat: int, workers: int, tmp: Path) -> dict[str, Any]:
     pfile = tmp / f"patterns-{npat}.txt"
     gen.write_rg_patterns(gen.make_patterns(npat), pfile)
@@ -251,6 +295,8 @@ def main(argv: list[str] | None = None) -> int:
     if args._child:
         if args._child == "engine":
             res = one_engine(args._folder, args._npat, args._engine, args.workers)
+        elif args._child in ("scan-case", "scan-all"):
+            res = one_scan_only(args._folder, args._npat, args.workers, args._child == "scan-all")
         elif args._child == "rg":
             res = one_rg(args._folder, args._npat, args.workers, args.out)
         elif args._child == "diagnose":
@@ -281,6 +327,11 @@ def main(argv: list[str] | None = None) -> int:
             for workers in (args.workers, 1):
                 r = _child("engine", folder, npat, engine, workers, args.out)
                 print(_row(f"{engine} x{workers} proc", npat, nfiles, r), flush=True)
+        if "hyperscan" in engines:  # ceilings: the scan alone, before any line is handled
+            for kind, what in (("scan-case", "case"), ("scan-all", "case + reader")):
+                r = _child(kind, folder, npat, "", args.workers, args.out)
+                name = f"hyperscan scan only, {what} patterns x{args.workers}"
+                print(_row(name, npat, nfiles, r), flush=True)
         if shutil.which("rg"):
             r = _child("rg", folder, npat, "", args.workers, args.out)
             print(_row(f"ripgrep -j{args.workers}", npat, nfiles, r), flush=True)
