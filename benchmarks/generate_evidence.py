@@ -172,6 +172,17 @@ def app_log(r: Rank) -> str:
     return f"[default{r.dev}]:2025-03-12 10:{g.randint(0, 59):02d}:{g.randint(0, 59):02d},{g.randint(0, 999):03d} - {msg}"
 
 
+def plog_init(r: Rank) -> list[str]:
+    """What HCCL_ENTRY_LOG_ENABLE=1 writes when the process joins the job: the communicator
+    entry names the global rank (the device id repeats on every node)."""
+    t = "2025-10-24-11:00:00.000.001"
+    root = "10.0.0.1%eth0_60000_0_1729739908"
+    return [
+        f"[INFO] HCCL({r.pid},python):{t} [op_base.cc:1292] [{r.pid}]Entry-HcclCommInitRootInfoInner:ranks[{r.nranks}], rank[{r.rank}], rootinfo: host ip[10.0.0.1] port[60000] nicDeploy[1] identifier[{root}], deviceLogicId[{r.dev}]",
+        f"[INFO] HCCL({r.pid},python):{t} [adapter_hccp.cc:96] [{r.pid}][HCCL_ENV] HCCL_CONNECT_TIMEOUT set by default to [120]s",
+    ]
+
+
 def plog_line(r: Rank) -> str:
     g = r.rng
     t = f"2025-10-24-11:{g.randint(0, 59):02d}:{g.randint(0, 59):02d}.{g.randint(0, 999):03d}.{g.randint(0, 999):03d}"
@@ -206,8 +217,7 @@ ASCEND_MIX: list[tuple[float, Callable[[Rank], str]]] = [
 
 def rank_lines(r: Rank, ascend: bool) -> Iterator[str]:
     """Endless line stream of one rank: init block first, then a weighted mix."""
-    if not ascend:
-        yield from nccl_init(r)
+    yield from plog_init(r) if ascend else nccl_init(r)
     mix = ASCEND_MIX if ascend else GPU_MIX
     makers = [m for _, m in mix]
     weights = [w for w, _ in mix]

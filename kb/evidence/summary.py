@@ -70,7 +70,7 @@ def _packages(f: Facts) -> list[str]:
     versions = [
         f"  {label}: {value}"
         for label, value in (
-            ("NVIDIA driver", f.driver_version),
+            (_driver_label(f), f.driver_version),
             ("CUDA (driver)", f.cuda_version),
             ("CUDA (torch build)", f.torch_cuda_version),
             ("CANN", f.cann_version),
@@ -81,6 +81,12 @@ def _packages(f: Facts) -> list[str]:
     if not rows and not versions:
         return []
     return ["", "Versions:", *versions, *rows]
+
+
+def _driver_label(f: Facts) -> str:
+    """npu-smi fills the same field with the Ascend driver's version (24.1.rc2)."""
+    kinds = {d.kind for d in f.devices}
+    return "Ascend NPU driver" if kinds == {"npu"} else "NVIDIA driver" if kinds == {"gpu"} else "driver"
 
 
 def _env(f: Facts) -> list[str]:

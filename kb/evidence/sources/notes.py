@@ -26,10 +26,12 @@ class NotesSource(WholeFileSource):
     def sniff(cls, head: str, name: str) -> float:
         stem = name.rsplit(".", 1)
         ext = stem[1].lower() if len(stem) == 2 else ""
-        if _NAMES.match(name) and ext in ("", "md", "txt", "rst"):
-            return 0.85
         if ext in ("md", "rst"):
-            return 0.6
+            # markup is written by people: a log pasted into it sits in a fenced block, read as
+            # log lines in place, so a one-line note that names `torchrun` stays a note
+            return 0.95 if _NAMES.match(name) else 0.6
+        if _NAMES.match(name) and ext in ("", "txt"):
+            return 0.85
         if SYMPTOMS.search(head) and len(head) < 4096 and not re.search(r"\d{2}:\d{2}:\d{2}", head):
             return 0.3
         return 0.0

@@ -40,6 +40,9 @@ def one(tree, name: str, content: str):  # type: ignore[no-untyped-def]
         ("crash.txt", S.FAULTHANDLER, "stack-dump"),
         ("train.py", S.TRAIN_PY, "python-source"),
         ("issue.md", S.NOTES, "notes"),
+        # a one-line note that names a launcher or an Ascend log is still the user's words
+        ("notes.md", "8x910B, torchrun --log-dir logs; ranks 1-7 hang, rank 0 fine.\n", "notes"),
+        ("README.md", "Copied the plog: EI0006 on device 1, HCCL_ENTRY_LOG_ENABLE=1.\n", "notes"),
         ("misc.log", "hello world\nnothing to see\n", "text-log"),
     ],
 )
@@ -201,6 +204,17 @@ def test_npu_smi_ignores_process_table(tree) -> None:  # type: ignore[no-untyped
     assert [(d.index, d.model, d.kind, d.bus_id, d.memory_mb) for d in facts.devices] == [
         (0, "910B3", "npu", "0000:C1:00.0", 65536), (1, "910B3", "npu", "0000:C2:00.0", 65536),
     ]  # fmt: skip
+
+
+def test_summary_names_the_driver_by_device_kind(tmp_path: Path) -> None:
+    from conftest import write_tree
+
+    from kb.evidence.summary import render_summary
+
+    npu = render_summary(read_evidence(write_tree(tmp_path / "a", {"npu.txt": S.NPU_SMI})))
+    gpu = render_summary(read_evidence(write_tree(tmp_path / "b", {"smi.txt": S.NVIDIA_SMI})))
+    assert "Ascend NPU driver: " in npu and "NVIDIA" not in npu
+    assert "NVIDIA driver: " in gpu
 
 
 def test_env_dumps_and_conflict(tree) -> None:  # type: ignore[no-untyped-def]
