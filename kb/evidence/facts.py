@@ -39,6 +39,9 @@ class EvidenceFile:
     path: str
     kind: str  # source name from the registry, e.g. "nccl", "pip-freeze", "text-log"
     rank: int | None = None
+    # how the rank was found: "path", "content" (a prefix or message names it), "nccl-init"
+    # (NCCL's pid → rank), or "device" (an Ascend device id: a rank only within one node)
+    rank_from: str | None = None
     node: str | None = None
     size: int = 0
     lines: int = 0

@@ -156,18 +156,18 @@ def _read_up_to(stream: ByteStream, n: int) -> bytes:
     return b"".join(chunks)
 
 
-def head_rank(head: str) -> int | None:
-    """The one rank the head's lines name (prefix or message), if they name exactly one.
-
-    Without any, the one device id they name (an Ascend plog is one process's, on one device;
-    its lines are attributed by device id anyway, see `FileContext.line`).
+def head_rank(head: str) -> tuple[int | None, str | None]:
+    """The one rank the head's lines name (prefix or message), if they name exactly one, and
+    "content"; without any, the one device id they name and "device" (an Ascend plog is one
+    process's, on one device; its lines are attributed by device id anyway, see
+    `FileContext.line`). A device id is a rank only on one node: ids repeat on every node.
 
     >>> head_rank("[rank2]: x\\n[Rank 2] y"), head_rank("[rank2]: x\\n[rank3]: y")
-    (2, None)
+    ((2, 'content'), (None, None))
     >>> head_rank("Entry-HcclAllReduce: count[8], deviceId[5]\\n[INFO] HCCL(1,python): x")
-    5
-    >>> head_rank("a deviceId[5]\\nb deviceId[6]") is None
-    True
+    (5, 'device')
+    >>> head_rank("a deviceId[5]\\nb deviceId[6]")
+    (None, None)
     """
     seen: set[int] = set()
     devices: set[int] = set()
@@ -177,14 +177,14 @@ def head_rank(head: str) -> int | None:
         if r is not None:
             seen.add(r)
             if len(seen) > 1:
-                return None
+                return None, None
         elif "Id[" in s.body or "localRank[" in s.body:
             d = device_rank(s.body)
             if d is not None:
                 devices.add(d)
     if seen:
-        return seen.pop()
-    return devices.pop() if len(devices) == 1 else None
+        return seen.pop(), "content"
+    return (devices.pop(), "device") if len(devices) == 1 else (None, None)
 
 
 _READ_ERRORS = (OSError, EOFError, zlib.error, lzma.LZMAError, ValueError)
@@ -239,8 +239,9 @@ def _read(
     head_text = head.decode("utf-8", "replace")
     kind = classify(head_text, f.name)
     ctx.file_rank = ctx.hints.rank if ctx.hints.rank is not None else ctx.hints.local_rank
+    rank_from = None if ctx.file_rank is None else "path"
     if ctx.file_rank is None:
-        ctx.file_rank = head_rank(head_text)
+        ctx.file_rank, rank_from = head_rank(head_text)
     from_tail = f.fs_path is not None and not f.gz and f.size > TAIL_FROM
     compiled = compile_patterns(_wanted(patterns, kind, f), progress=not from_tail)
     cls = SOURCES[kind]
@@ -291,14 +292,17 @@ def _read(
     rank = ctx.file_rank
     explicit = [r for r, _ in ctx.line_ranks.most_common()]
     if len(explicit) > 1:
-        rank = None if ctx.hints.rank is None else rank  # interleaved console of several ranks
+        if ctx.hints.rank is None:  # interleaved console of several ranks
+            rank = rank_from = None
     elif rank is None and len(explicit) == 1:
-        rank = explicit[0]
+        rank, rank_from = explicit[0], "content"
     if rank is None and not explicit and len(set(ctx.pid_ranks.items().values())) == 1:
         rank = next(iter(ctx.pid_ranks.items().values()))  # NCCL_DEBUG_FILE of one process
+        rank_from = "nccl-init"
     result.file = EvidenceFile(
-        path=f.display, kind=kind, rank=rank, node=ctx.hints.node, size=size or f.size, lines=lines
-    )
+        path=f.display, kind=kind, rank=rank, rank_from=rank_from, node=ctx.hints.node,
+        size=size or f.size, lines=lines,
+    )  # fmt: skip
     result.world_size = max(ctx.world_sizes) if ctx.world_sizes else None
 
 

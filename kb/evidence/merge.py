@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 
 from kb.evidence.facts import EvidenceLine, Facts
@@ -88,6 +89,41 @@ def env_conflicts(facts: Facts) -> list[str]:
         if len(by_value) > 1:
             parts = [f"{v!r} in {', '.join(files[:3])}" for v, files in by_value.items()]
             out.append(f"{name} differs between captures: " + "; ".join(parts))
+    return out
+
+
+_PROCESS_IN_NAME = re.compile(r"(?:^|/)(?:plog|device)-(\d+)_[^/]*$")
+
+
+def device_rank_conflicts(facts: Facts) -> list[str]:
+    """Files whose rank is only an Ascend device id, where that id names several processes
+    (other nodes, or other pids in `plog-<pid>_…` names): device ids repeat on every node,
+    so those files may be different ranks that merely share a device number. Said, not
+    guessed: the HCCL init entry (`Entry-HcclCommInit…: ranks[N], rank[R]`) gives the rank.
+
+    >>> from kb.evidence.facts import EvidenceFile
+    >>> f = Facts(files=[EvidenceFile(path=f"n{i}/plog-{40 + i}_1.log", kind="plog", rank=7,
+    ...                               rank_from="device") for i in (1, 2)])
+    >>> device_rank_conflicts(f)  # doctest: +NORMALIZE_WHITESPACE
+    ['rank 7 of n1/plog-41_1.log, n2/plog-42_1.log is a device id, not a global rank: 2
+      processes use device 7; their init entry (rank[..]) was not in these files']
+    """
+    by_device: dict[int, list[tuple[str, tuple[str | None, str | None]]]] = defaultdict(list)
+    for f in facts.files:
+        if f.rank_from == "device" and f.rank is not None:
+            m = _PROCESS_IN_NAME.search(f.path.replace("!/", "/"))
+            by_device[f.rank].append((f.path, (f.node, m.group(1) if m else None)))
+    out = []
+    for device, found in sorted(by_device.items()):
+        processes = {who for _, who in found}
+        if len(processes) > 1:
+            paths = sorted(p for p, _ in found)
+            shown = ", ".join(paths[:4]) + (f" and {len(paths) - 4} more" if len(paths) > 4 else "")
+            out.append(
+                f"rank {device} of {shown} is a device id, not a global rank: "
+                f"{len(processes)} processes use device {device}; "
+                "their init entry (rank[..]) was not in these files"
+            )
     return out
 
 

@@ -18,7 +18,13 @@ from kb.evidence.facts import EvidenceLine, Facts, SkippedFile
 from kb.evidence.filereader import FileResult, LogPattern, check_patterns, read_file
 from kb.evidence.inputs import STDIN, InputFile, is_archive, spool_stdin, walk
 from kb.evidence.limits import Limits
-from kb.evidence.merge import collect_ranks, env_conflicts, merge_into, package_conflicts
+from kb.evidence.merge import (
+    collect_ranks,
+    device_rank_conflicts,
+    env_conflicts,
+    merge_into,
+    package_conflicts,
+)
 from kb.evidence.ranks import PathHints, path_hints
 
 __all__ = ["EvidenceBundle", "LogPattern", "PatternHits", "read_evidence"]
@@ -209,6 +215,7 @@ def _bundle(root: str, results: list[FileResult], skipped: list[SkippedFile]) ->
     facts.world_size = max(world) if world else _env_world_size(facts)
     facts.conflicts.extend(package_conflicts(facts))
     facts.conflicts.extend(env_conflicts(facts))
+    facts.conflicts.extend(device_rank_conflicts(facts))
     facts.ranks = collect_ranks(facts)
     return EvidenceBundle(root=root, facts=facts, hits=hits)
 

@@ -48,7 +48,8 @@ def _files(f: Facts) -> list[str]:
     out = ["", f"Files ({len(f.files)}):"]
     by_kind: dict[str, list[str]] = defaultdict(list)
     for ef in f.files:
-        where = f" [rank {ef.rank}]" if ef.rank is not None else ""
+        how = " (device id)" if ef.rank_from == "device" else ""
+        where = f" [rank {ef.rank}{how}]" if ef.rank is not None else ""
         node = f" [{ef.node}]" if ef.node else ""
         by_kind[ef.kind].append(f"{ef.path}{where}{node} ({ef.lines} lines)")
     for kind in sorted(by_kind):

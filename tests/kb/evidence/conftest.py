@@ -20,7 +20,7 @@ def write_tree(root: Path, files: dict[str, str | bytes]) -> Path:
 
 @pytest.fixture
 def tree(tmp_path: Path):  # type: ignore[no-untyped-def]
-    def make(files: dict[str, str | bytes]) -> Path:
-        return write_tree(tmp_path / "ev", files)
+    def make(files: dict[str, str | bytes], folder: str = "ev") -> Path:
+        return write_tree(tmp_path / folder, files)
 
     return make

@@ -206,13 +206,11 @@ def test_npu_smi_ignores_process_table(tree) -> None:  # type: ignore[no-untyped
     ]  # fmt: skip
 
 
-def test_summary_names_the_driver_by_device_kind(tmp_path: Path) -> None:
-    from conftest import write_tree
-
+def test_summary_names_the_driver_by_device_kind(tree) -> None:  # type: ignore[no-untyped-def]
     from kb.evidence.summary import render_summary
 
-    npu = render_summary(read_evidence(write_tree(tmp_path / "a", {"npu.txt": S.NPU_SMI})))
-    gpu = render_summary(read_evidence(write_tree(tmp_path / "b", {"smi.txt": S.NVIDIA_SMI})))
+    npu = render_summary(read_evidence(tree({"npu.txt": S.NPU_SMI}, "a")))
+    gpu = render_summary(read_evidence(tree({"smi.txt": S.NVIDIA_SMI}, "b")))
     assert "Ascend NPU driver: " in npu and "NVIDIA" not in npu
     assert "NVIDIA driver: " in gpu
 
@@ -289,3 +287,34 @@ def test_text_log_fallback(tree, tmp_path: Path) -> None:  # type: ignore[no-unt
     facts = one(tree, "rank4.log", log)
     assert facts.last_progress[4].line == 2
     assert [s.line for s in facts.suspicious] == [3]  # the echoed timeout setting is not suspicious
+
+
+def _rotated(pid: int) -> str:
+    """A later plog of one process: its entries name the device, its init entry (and so its
+    global rank) is in an earlier file."""
+    entries = [ln for ln in S.PLOG_DEVICE1.splitlines() if "Entry-HcclAllReduce" in ln]
+    return "\n".join(ln.replace("2111667", str(pid)) for ln in entries) + "\n"
+
+
+def test_plog_rank_from_its_init_entry(tree) -> None:  # type: ignore[no-untyped-def]
+    facts = one(tree, "plog/plog-2111667_1.log", S.PLOG_DEVICE1)
+    assert [(f.rank, f.rank_from) for f in facts.files] == [(1, "content")]
+    assert facts.conflicts == []
+
+
+def test_device_id_shared_by_processes_is_not_taken_for_one_rank(tree) -> None:  # type: ignore[no-untyped-def]
+    from kb.evidence.summary import render_summary
+
+    two_nodes = read_evidence(tree({
+        "node0/plog/plog-4100_1.log": _rotated(4100), "node1/plog/plog-5200_1.log": _rotated(5200),
+    }, "a"))  # fmt: skip
+    files = two_nodes.facts.files
+    assert [(f.rank, f.rank_from) for f in files] == [(1, "device"), (1, "device")]
+    [conflict] = two_nodes.facts.conflicts
+    assert "rank 1 of node0/plog/plog-4100_1.log, node1/plog/plog-5200_1.log is a device id" in conflict
+    assert "[rank 1 (device id)]" in render_summary(two_nodes)
+    # one process, its plog rotated into debug/ and run/: one device, one process, no conflict
+    one_process = read_evidence(tree({
+        "debug/plog/plog-4100_1.log": _rotated(4100), "run/plog/plog-4100_2.log": _rotated(4100),
+    }, "b"))  # fmt: skip
+    assert one_process.facts.conflicts == []
