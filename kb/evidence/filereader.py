@@ -23,7 +23,14 @@ from kb.evidence.context import FileContext, Line
 from kb.evidence.facts import EvidenceFile, EvidenceLine, Facts, SkippedFile
 from kb.evidence.inputs import InputFile
 from kb.evidence.limits import Limits
-from kb.evidence.ranks import PathHints, content_rank, device_rank, path_hints, strip_prefixes
+from kb.evidence.ranks import (
+    PathHints,
+    PidRanks,
+    content_rank,
+    device_rank,
+    path_hints,
+    strip_prefixes,
+)
 from kb.evidence.registry import LINE_SOURCES, SOURCES, classify
 from kb.evidence.scanning import PatternSet, scan_stream
 from kb.evidence.selection import scanned_in
@@ -157,34 +164,68 @@ def _read_up_to(stream: ByteStream, n: int) -> bytes:
 
 
 def head_rank(head: str) -> tuple[int | None, str | None]:
-    """The one rank the head's lines name (prefix or message), if they name exactly one, and
-    "content"; without any, the one device id they name and "device" (an Ascend plog is one
-    process's, on one device; its lines are attributed by device id anyway, see
-    `FileContext.line`). A device id is a rank only on one node: ids repeat on every node.
+    """What the head's lines say about the file's rank, and how they say it.
+
+    - "launcher": every `[rankN]:` prefix names the same N (torchrun's global rank: it beats
+      a rank read from the path, which may be a node-local index);
+    - "several": prefixes, or NCCL init lines of several processes, name several ranks: a
+      console of many ranks, whatever the path says;
+    - "content": messages name one rank (`[Rank 2]`, `RankID:2`, `rank[2]`);
+    - "device": only an Ascend device id (one process, one device; a rank only on one node).
 
     >>> head_rank("[rank2]: x\\n[Rank 2] y"), head_rank("[rank2]: x\\n[rank3]: y")
+    ((2, 'launcher'), (None, 'several'))
+    >>> head_rank("[Rank 2] Watchdog caught…"), head_rank("[Rank 2] a\\n[Rank 3] b")
     ((2, 'content'), (None, None))
     >>> head_rank("Entry-HcclAllReduce: count[8], deviceId[5]\\n[INFO] HCCL(1,python): x")
     (5, 'device')
-    >>> head_rank("a deviceId[5]\\nb deviceId[6]")
-    (None, None)
+    >>> head_rank("h:7:7 [0] NCCL INFO comm 0x1 rank 24 nranks 32\\nh:8:8 [1] NCCL INFO comm 0x2 rank 25 nranks 32")
+    (None, 'several')
     """
+    launcher: set[int] = set()
     seen: set[int] = set()
     devices: set[int] = set()
+    nccl = PidRanks()
     for raw in head.splitlines()[:200]:
         s = strip_prefixes(raw)
+        if s.rank is not None:
+            launcher.add(s.rank)
         r = s.rank if s.rank is not None else content_rank(s.body)
         if r is not None:
             seen.add(r)
-            if len(seen) > 1:
-                return None, None
         elif "Id[" in s.body or "localRank[" in s.body:
             d = device_rank(s.body)
             if d is not None:
                 devices.add(d)
+        elif " rank " in s.body:
+            nccl.learn(s.body)
+    if len(launcher) == 1:
+        return next(iter(launcher)), "launcher"
+    if len(launcher) > 1 or len(set(nccl.items().values())) > 1:
+        return None, "several"
     if seen:
-        return seen.pop(), "content"
+        return (seen.pop(), "content") if len(seen) == 1 else (None, None)
     return (devices.pop(), "device") if len(devices) == 1 else (None, None)
+
+
+def file_rank(hints: PathHints, head: str, display: str) -> tuple[int | None, str | None, str | None]:
+    """The file's rank before its lines are read, how it was found, and a sentence when the
+    path and the lines disagree (`head_rank` says when the lines win)."""
+    path = hints.rank if hints.rank is not None else hints.local_rank
+    said, how = head_rank(head)
+    if path is None:
+        return said, (None if how == "several" else how), None
+    if how == "launcher" and said != path:
+        return said, "content", (
+            f"{display}: the path says rank {path} but its lines say rank {said} "
+            f"([rank{said}]: prefixes); rank {said} is used"
+        )
+    if how == "several":
+        return None, None, (
+            f"{display}: the path says rank {path} but its lines come from several ranks; "
+            "each line keeps the rank it names"
+        )
+    return path, "path", None
 
 
 _READ_ERRORS = (OSError, EOFError, zlib.error, lzma.LZMAError, ValueError)
@@ -238,10 +279,9 @@ def _read(
         return
     head_text = head.decode("utf-8", "replace")
     kind = classify(head_text, f.name)
-    ctx.file_rank = ctx.hints.rank if ctx.hints.rank is not None else ctx.hints.local_rank
-    rank_from = None if ctx.file_rank is None else "path"
-    if ctx.file_rank is None:
-        ctx.file_rank, rank_from = head_rank(head_text)
+    ctx.file_rank, rank_from, disagreement = file_rank(ctx.hints, head_text, f.display)
+    if disagreement:
+        ctx.facts.conflicts.append(disagreement)
     from_tail = f.fs_path is not None and not f.gz and f.size > TAIL_FROM
     compiled = compile_patterns(_wanted(patterns, kind, f), progress=not from_tail)
     cls = SOURCES[kind]
@@ -292,7 +332,7 @@ def _read(
     rank = ctx.file_rank
     explicit = [r for r, _ in ctx.line_ranks.most_common()]
     if len(explicit) > 1:
-        if ctx.hints.rank is None:  # interleaved console of several ranks
+        if rank_from != "path" or ctx.hints.rank is None:  # a console of several ranks
             rank = rank_from = None
     elif rank is None and len(explicit) == 1:
         rank, rank_from = explicit[0], "content"

@@ -11,6 +11,7 @@ _SCALARS = ("driver_version", "cuda_version", "cann_version", "nccl_version", "t
 _LISTS = (
     "package_captures", "env_captures", "devices", "collectives", "watchdog_timeouts", "mismatches",
     "nccl_transports", "suspicious", "stacks", "source_findings", "notes", "pasted", "process_failures",
+    "conflicts",
 )  # fmt: skip
 ENV_PREFIXES = ("NCCL_", "TORCH_", "CUDA_", "HCCL_", "ASCEND_")
 

@@ -318,3 +318,30 @@ def test_device_id_shared_by_processes_is_not_taken_for_one_rank(tree) -> None: 
         "debug/plog/plog-4100_1.log": _rotated(4100), "run/plog/plog-4100_2.log": _rotated(4100),
     }, "b"))  # fmt: skip
     assert one_process.facts.conflicts == []
+
+
+def test_lines_that_name_their_rank_beat_the_path(tree) -> None:  # type: ignore[no-untyped-def]
+    # node1/rank3.log: a node-local index in the path, torchrun's global rank in the prefixes
+    prefixed = S.WATCHDOG_RANK3.replace("rank3", "rank11").replace("Rank 3", "Rank 11")
+    # a Kubeflow-style pod log: one node's two processes, their ranks in NCCL's init lines
+    pod = S.NCCL_TWO_PIDS.replace("rank 0 nranks 2", "rank 24 nranks 32")
+    pod = pod.replace("rank 1 nranks 2", "rank 25 nranks 32")
+    facts = read_evidence(tree({
+        "node1/rank3.log": prefixed, "node1/worker-3.log": pod,
+        "rank5/train.log": S.WATCHDOG_RANK3.replace("[rank3]:", ""),
+    })).facts  # fmt: skip
+    files = {f.path: (f.rank, f.rank_from) for f in facts.files}
+    assert files == {
+        "node1/rank3.log": (11, "content"),
+        "node1/worker-3.log": (None, None),
+        # a message's rank may be a subgroup's (`[PG ID 3 … Rank 1]`): the path stays
+        "rank5/train.log": (5, "path"),
+    }
+    warns = sorted((s.rank, s.line) for s in facts.suspicious if "NCCL WARN" in s.text)
+    assert warns == [(24, 1), (25, 5)]
+    assert facts.conflicts == [
+        "node1/rank3.log: the path says rank 3 but its lines say rank 11 ([rank11]: prefixes); "
+        "rank 11 is used",
+        "node1/worker-3.log: the path says rank 3 but its lines come from several ranks; "
+        "each line keeps the rank it names",
+    ]
