@@ -17,8 +17,9 @@ from kb.evidence.facts import EnvCapture
 from kb.evidence.sources.base import WholeFileSource
 from kb.evidence.sources.common import fraction
 
-_VAR = re.compile(r"^(?:declare -x |export )?([A-Za-z_][A-Za-z0-9_]*)=(.*)$")
-_LOOSE = re.compile(r"^(?:declare -x |export )?[A-Za-z_][A-Za-z0-9_]*=")
+# `torch==2.1.0` (a requirements line) is not a variable: `==` never starts an env dump's value
+_VAR = re.compile(r"^(?:declare -x |export )?([A-Za-z_][A-Za-z0-9_]*)=(?!=)(.*)$")
+_LOOSE = re.compile(r"^(?:declare -x |export )?[A-Za-z_][A-Za-z0-9_]*=(?!=)")
 
 
 def _unquote(v: str) -> str:

@@ -44,6 +44,8 @@ def one(tree, name: str, content: str):  # type: ignore[no-untyped-def]
         ("notes.md", "8x910B, torchrun --log-dir logs; ranks 1-7 hang, rank 0 fine.\n", "notes"),
         ("README.md", "Copied the plog: EI0006 on device 1, HCCL_ENTRY_LOG_ENABLE=1.\n", "notes"),
         ("misc.log", "hello world\nnothing to see\n", "text-log"),
+        # what a project asks for is neither an installed set nor an environment
+        ("requirements.txt", "# recipe\ntorch==2.1.0\naccelerate==0.28.0\npeft==0.10.0\n", "text-log"),
     ],
 )
 def test_classified_by_content(tree, name: str, content: str, kind: str) -> None:  # type: ignore[no-untyped-def]
