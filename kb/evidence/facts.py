@@ -40,7 +40,8 @@ class EvidenceFile:
     kind: str  # source name from the registry, e.g. "nccl", "pip-freeze", "text-log"
     rank: int | None = None
     # how the rank was found: "path", "content" (a prefix or message names it), "nccl-init"
-    # (NCCL's pid → rank), or "device" (an Ascend device id: a rank only within one node)
+    # (NCCL's pid → rank), "process" (another file of the same process names it), or "device"
+    # (an Ascend device id: a rank only within one node)
     rank_from: str | None = None
     node: str | None = None
     size: int = 0

@@ -210,10 +210,13 @@ def head_rank(head: str) -> tuple[int | None, str | None]:
 
 def file_rank(hints: PathHints, head: str, display: str) -> tuple[int | None, str | None, str | None]:
     """The file's rank before its lines are read, how it was found, and a sentence when the
-    path and the lines disagree (`head_rank` says when the lines win)."""
+    path and the lines disagree (`head_rank` says when the lines win). "process": another file
+    of the same process named it (a debug plog whose init entry is in the run plog)."""
     path = hints.rank if hints.rank is not None else hints.local_rank
     said, how = head_rank(head)
     if path is None:
+        if how in (None, "device") and hints.process_rank is not None:
+            return hints.process_rank, "process", None
         return said, (None if how == "several" else how), None
     if how == "launcher" and said != path:
         return said, "content", (

@@ -21,15 +21,16 @@ class PathHints:
     node: str | None = None
     node_index: int | None = None
     local_rank: int | None = None  # torchrun --log-dir layout: rank only within its node
+    process_rank: int | None = None  # named by another file of the same process (`plog-<pid>_`)
 
 
 def path_hints(display: str) -> PathHints:
     """Rank and node from a display path (archive members included).
 
     >>> path_hints("logs.tar.gz!/node1/rank3/train.log")
-    PathHints(rank=3, node='node1', node_index=1, local_rank=None)
+    PathHints(rank=3, node='node1', node_index=1, local_rank=None, process_rank=None)
     >>> path_hints("run_ab12/attempt_0/2/stdout.log")
-    PathHints(rank=None, node=None, node_index=None, local_rank=2)
+    PathHints(rank=None, node=None, node_index=None, local_rank=2, process_rank=None)
     >>> path_hints("ascend/log/debug/device-1/device-1_2025.log").rank
     1
     >>> path_hints("worker_3.log").rank, path_hints("train_rank-2.txt").rank, path_hints("ranks.md").rank
@@ -98,6 +99,7 @@ def strip_prefixes(text: str) -> Stripped:
 
 _CONTENT_RANK = re.compile(
     r"\[Rank (\d+)\]|RankID:\s?(\d+)|userRank\[(\d+)\]|\brank\[(\d+)\]|\[PG ID \d+ PG GUID \S+ Rank (\d+)\]"
+    r"|rankSize\[\d+\], rankId\[(\d+)\]"  # HCCL's "groupRank information is …" of a failed task
 )
 _DEVICE_FIELDS = ("deviceLogicId", "deviceId", "localRank")
 _NUMBER_CLOSE = re.compile(r"(\d+)\]")
@@ -111,6 +113,8 @@ def content_rank(body: str) -> int | None:
     2
     >>> content_rank("Entry-HcclCommInitRootInfoInner:ranks[4], rank[2], rootinfo")
     2
+    >>> content_rank("groupRank information is group:[g], user define information[], rankSize[16], rankId[13].")
+    13
     """
     m = _CONTENT_RANK.search(body)
     if not m:

@@ -347,3 +347,33 @@ def test_lines_that_name_their_rank_beat_the_path(tree) -> None:  # type: ignore
         "node1/worker-3.log: the path says rank 3 but its lines come from several ranks; "
         "each line keeps the rank it names",
     ]
+
+
+def test_files_of_one_process_share_the_rank_one_of_them_names(tree) -> None:  # type: ignore[no-untyped-def]
+    # run/ holds the init entry (global rank 9 on device 1); debug/ only device ids
+    run = S.PLOG_DEVICE1.replace("ranks[2], rank[1]", "ranks[16], rank[9]").replace("RankID:1", "RankID:9")
+    facts = read_evidence(tree({
+        "node1/run/plog/plog-2111667_1.log": run,
+        "node1/debug/plog/plog-2111667_1.log": _rotated(2111667),
+        "node1/debug/plog/plog-7000_1.log": _rotated(7000),  # another process: its own device id
+    })).facts  # fmt: skip
+    files = {f.path: (f.rank, f.rank_from) for f in facts.files}
+    assert files == {
+        "node1/run/plog/plog-2111667_1.log": (9, "content"),
+        "node1/debug/plog/plog-2111667_1.log": (9, "process"),
+        "node1/debug/plog/plog-7000_1.log": (1, "device"),
+    }
+    assert {c.rank for c in facts.collectives if c.file.startswith("node1/debug/plog/plog-2111667")} == {9}
+
+
+def test_rank_of_a_failed_hccl_task(tree) -> None:  # type: ignore[no-untyped-def]
+    text = (
+        "[ERROR] HCCL(51877,python):2025-06-10-14:33:20.014.290 [task_exception_handler.cc:771] "
+        "[51877][TaskExecStage][Timeout][Host]Task run failed, groupRank information is "
+        "group:[g], user define information[], rankSize[16], rankId[13].\n"
+        "[ERROR] HCCL(51877,python):2025-06-10-14:33:20.014.322 [task_exception_handler.cc:704] "
+        "[51877][TaskExecStage][Timeout][Host]Task run failed, opData information is "
+        "timeStamp:[x], deviceId[5], index[29411], count[67108864], dataType[bfloat16].\n"
+    )
+    facts = one(tree, "plog/plog-51877_1.log", text)
+    assert [(f.rank, f.rank_from) for f in facts.files] == [(13, "content")]
