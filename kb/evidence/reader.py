@@ -7,18 +7,17 @@ and merges what every file contributed into one `Facts` plus the case-pattern hi
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import gc
 import os
-import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from kb.evidence.bounded import InflateBudget
 from kb.evidence.facts import EvidenceLine, Facts, SkippedFile
-from kb.evidence.filereader import FileResult, LogPattern, check_patterns, head_rank, read_file
+from kb.evidence.filereader import FileResult, LogPattern, check_patterns, read_file
 from kb.evidence.inputs import STDIN, InputFile, is_archive, spool_stdin, walk
+from kb.evidence.layout import file_hints
 from kb.evidence.limits import Limits
 from kb.evidence.merge import (
     collect_ranks,
@@ -27,7 +26,7 @@ from kb.evidence.merge import (
     merge_into,
     package_conflicts,
 )
-from kb.evidence.ranks import PathHints, path_hints
+from kb.evidence.ranks import PathHints
 
 __all__ = ["EvidenceBundle", "LogPattern", "PatternHits", "read_evidence"]
 
@@ -96,7 +95,7 @@ def _read_evidence(
             raise FileNotFoundError(f"no such file or folder: {path}")
         root = str(p)
         tasks = list(walk(p, skipped))
-    hints = _process_hints(tasks, _layout_hints(tasks), limits)
+    hints = file_hints(tasks, limits)
     total = sum(t.size for t in tasks)
     if workers is None:
         workers = min(os.cpu_count() or 1, 8) if total > limits.parallel_threshold else 1
@@ -109,65 +108,6 @@ def _read_evidence(
     else:
         results = _parallel(tasks, pats, limits, workers, hints)
     return _bundle(root, results, skipped)
-
-
-def _layout_hints(tasks: list[InputFile]) -> dict[str, PathHints]:
-    """torchrun --log-dir: `<node>/…/attempt_0/<local_rank>/stdout.log` → global rank.
-
-    The local ranks found under one node give its process count, so rank = node × count + local.
-    """
-    per_node: dict[int, set[int]] = {}
-    found: dict[str, PathHints] = {}
-    for t in tasks:
-        h = path_hints(t.display)
-        found[t.display] = h
-        if h.local_rank is not None and h.node_index is not None:
-            per_node.setdefault(h.node_index, set()).add(h.local_rank)
-    if not per_node:
-        return found
-    nproc = max(max(s) + 1 for s in per_node.values())
-    for display, h in found.items():
-        if h.local_rank is not None and h.node_index is not None and h.rank is None:
-            found[display] = PathHints(
-                rank=h.node_index * nproc + h.local_rank, node=h.node, node_index=h.node_index,
-                local_rank=h.local_rank,
-            )  # fmt: skip
-    return found
-
-
-_PROCESS_FILE = re.compile(r"^(?:plog|device)-(\d+)_")
-
-
-def _process_hints(
-    tasks: list[InputFile], hints: dict[str, PathHints], limits: Limits
-) -> dict[str, PathHints]:
-    """Ascend writes one process's log to several files (`debug/plog/plog-<pid>_….log` and
-    `run/plog/plog-<pid>_….log`, and rotations) and only one of them opens with the init entry
-    that names the rank. Files of one pid on one node get the rank that one of them names; the
-    heads of such groups are read here, before the files are read in parallel."""
-    groups: dict[tuple[str | None, str], list[InputFile]] = {}
-    for t in tasks:
-        m = _PROCESS_FILE.match(t.display.rsplit("/", 1)[-1])
-        if m and t.fs_path is not None and not t.gz:
-            groups.setdefault((hints[t.display].node, m.group(1)), []).append(t)
-    for members in groups.values():
-        if len(members) < 2:
-            continue
-        named = set()
-        for t in members:
-            try:
-                with open(t.fs_path, "rb") as f:  # type: ignore[arg-type]
-                    head = f.read(limits.head_bytes).decode("utf-8", "replace")
-            except OSError:
-                continue  # reported when the file itself is read
-            rank, how = head_rank(head)
-            if how in ("content", "launcher"):
-                named.add(rank)
-        if len(named) == 1:
-            rank = named.pop()
-            for t in members:
-                hints[t.display] = dataclasses.replace(hints[t.display], process_rank=rank)
-    return hints
 
 
 def _read_task(

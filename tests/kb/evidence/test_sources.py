@@ -377,3 +377,19 @@ def test_rank_of_a_failed_hccl_task(tree) -> None:  # type: ignore[no-untyped-de
     )
     facts = one(tree, "plog/plog-51877_1.log", text)
     assert [(f.rank, f.rank_from) for f in facts.files] == [(13, "content")]
+
+
+def test_torchrun_log_dir_ranks_start_where_a_prefixed_file_says(tree) -> None:  # type: ignore[no-untyped-def]
+    # 2 nodes x 8 processes, only local ranks 0 and 3 of node 1 copied: counting the local
+    # ranks present would make node 1 start at 4; its stderr's [rank8]: prefix says 8
+    run = "node{n}/logs/run_1/attempt_0/{local}/{stream}.log"
+    facts = read_evidence(tree({
+        run.format(n=0, local=0, stream="stdout"): "step 3 loss 1.0\n",
+        run.format(n=1, local=0, stream="stdout"): "step 3 loss 1.1\n",
+        run.format(n=1, local=0, stream="stderr"): "[rank8]: Traceback (most recent call last):\n",
+        run.format(n=1, local=3, stream="stdout"): "step 3 loss 1.2\n",
+    })).facts  # fmt: skip
+    ranks = {f.path.split("logs/run_1/attempt_0/")[0] + f.path.split("attempt_0/")[1]: f.rank
+             for f in facts.files}  # fmt: skip
+    assert ranks == {"node0/0/stdout.log": 0, "node1/0/stdout.log": 8, "node1/0/stderr.log": 8,
+                     "node1/3/stdout.log": 11}  # fmt: skip
