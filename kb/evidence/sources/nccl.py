@@ -58,7 +58,8 @@ class NcclSource(LineSource):
         "env": (r"NCCL INFO [A-Z][A-Z0-9_]+ set by environment to", False),
         "p2p": (r"P2P is disabled between|Could not enable P2P|P2P not supported between", False),
         "error": (
-            r"NCCL error|ncclSystemError|ncclInternalError|ncclUnhandledCudaError|ncclRemoteError",
+            r"NCCL error|ncclSystemError|ncclInternalError|ncclUnhandledCudaError|ncclRemoteError"
+            r"|Got completion from peer .* with error \d+",  # an IB work request failed (after "Last error:")
             False,
         ),
     }

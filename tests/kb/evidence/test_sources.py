@@ -393,3 +393,14 @@ def test_torchrun_log_dir_ranks_start_where_a_prefixed_file_says(tree) -> None: 
              for f in facts.files}  # fmt: skip
     assert ranks == {"node0/0/stdout.log": 0, "node1/0/stdout.log": 8, "node1/0/stderr.log": 8,
                      "node1/3/stdout.log": 11}  # fmt: skip
+
+
+def test_ib_completion_error_is_suspicious(tree) -> None:  # type: ignore[no-untyped-def]
+    # NCCL prints the failed IB work request under "Last error:", without a WARN prefix
+    text = (
+        "ncclRemoteError: A call failed possibly due to a network error or a remote process exiting prematurely.\n"
+        "Last error:\n"
+        "NET/IB : Got completion from peer 10.1.2.3<39138> with error 12, opcode 0, len 0, vendor err 129\n"
+    )
+    facts = one(tree, "error.log", text)
+    assert [s.line for s in facts.suspicious] == [1, 3]
