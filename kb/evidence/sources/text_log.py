@@ -31,7 +31,10 @@ class TextLogSource(LineSource):
     patterns: ClassVar[dict[str, tuple[str, bool]]] = {
         "traceback": (r"Traceback \(most recent call last\)", False),
         "error": (
-            r"\b[A-Za-z_][A-Za-z0-9_.]*(Error|Exception): |\[ERROR\]|\bERROR\b|\bFATAL\b",
+            r"\b[A-Za-z_][A-Za-z0-9_.]*(Error|Exception): |\[ERROR\]|\bERROR\b|\bFATAL\b"
+            # PyTorch's C++ log at error level: `[E socket.cpp:435]` (before 2.2),
+            # `[E709 17:05:38.162555850 ProcessGroupNCCL.cpp:632]`, and glog's `E0709 17:06:01.000000 4700 api.py:869]`
+            r"|\[E(?:\d{3,4} [\d:.]+)? [\w./-]+:\d+\]|^E\d{4} [\d:.]+ +\d+ [\w./-]+:\d+\]",
             False,
         ),
         # not `TIMEOUT(ms): 600000`/`Timeout(ms)=…`: a setting echoed by every process group

@@ -404,3 +404,15 @@ def test_ib_completion_error_is_suspicious(tree) -> None:  # type: ignore[no-unt
     )
     facts = one(tree, "error.log", text)
     assert [s.line for s in facts.suspicious] == [1, 3]
+
+
+def test_pytorch_cpp_error_lines_are_suspicious_warnings_are_not(tree) -> None:  # type: ignore[no-untyped-def]
+    text = (
+        "[W socket.cpp:401] [c10d] The server socket has failed to bind to 0.0.0.0:47531 (errno: 98 - Address already in use).\n"
+        "[E socket.cpp:435] [c10d] The server socket has failed to listen on any local network address.\n"
+        "[rank1]:[E1104 09:12:01.123456789 ProcessGroupNCCL.cpp:1484] [PG ID 0 PG GUID 0(default_pg) Rank 1] Process group watchdog thread terminated\n"
+        "E1104 09:12:03.000000 4700 torch/distributed/elastic/multiprocessing/api.py:869] failed (exitcode: -6) local_rank: 1 (pid: 4712) of binary: /usr/bin/python3\n"
+        "I1104 09:12:04.000000 4700 torch/distributed/elastic/agent/server/api.py:700] Done waiting for other agents\n"
+    )
+    facts = one(tree, "console.log", text)
+    assert sorted({s.line for s in facts.suspicious}) == [2, 3, 4]
