@@ -3,23 +3,19 @@
 A file alone can mislead: torchrun's `--log-dir` names a node-local index (`attempt_0/3/`),
 and Ascend splits one process across `debug/` and `run/` plogs of which only one opens with
 the line that names the rank. Looking at the folder's paths, and at the heads of the few files
-that can settle it, gives each file a `PathHints` that `filereader.file_rank` then weighs
+that can settle it, gives each file a `PathHints` that `ranks.file_rank` then weighs
 against what the file's own lines say.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import re
-from collections.abc import Iterable
 
-from kb.evidence.filereader import head_rank
 from kb.evidence.inputs import InputFile
 from kb.evidence.limits import Limits
-from kb.evidence.ranks import PathHints, path_hints
+from kb.evidence.ranks import PathHints, head_rank, path_hints, process_in_name
 
 HEADS_PER_NODE = 16  # torchrun files whose heads are read to find where a node's ranks start
-_PROCESS_FILE = re.compile(r"^(?:plog|device)-(\d+)_")
 
 
 def file_hints(tasks: list[InputFile], limits: Limits) -> dict[str, PathHints]:
@@ -65,7 +61,7 @@ def _torchrun_log_dir(tasks: list[InputFile], hints: dict[str, PathHints], limit
             if how == "launcher" and rank is not None and local is not None and rank >= local:
                 first[node] = rank - local
                 break
-    nproc = max(max(_locals(hints, files)) + 1 for files in on_node.values())
+    nproc = 1 + max(hints[t.display].local_rank or 0 for files in on_node.values() for t in files)
     for node, start in sorted(first.items()):
         if node > 0 and start % node == 0 and start // node >= nproc:
             nproc = start // node
@@ -77,10 +73,6 @@ def _torchrun_log_dir(tasks: list[InputFile], hints: dict[str, PathHints], limit
             hints[t.display] = dataclasses.replace(h, rank=start + (h.local_rank or 0))
 
 
-def _locals(hints: dict[str, PathHints], files: Iterable[InputFile]) -> list[int]:
-    return [hints[t.display].local_rank or 0 for t in files]
-
-
 def _one_process_many_files(
     tasks: list[InputFile], hints: dict[str, PathHints], limits: Limits
 ) -> None:
@@ -89,9 +81,9 @@ def _one_process_many_files(
     that names the rank. Files of one pid on one node get the rank that one of them names."""
     groups: dict[tuple[str | None, str], list[InputFile]] = {}
     for t in tasks:
-        m = _PROCESS_FILE.match(t.display.rsplit("/", 1)[-1])
-        if m and t.fs_path is not None and not t.gz:
-            groups.setdefault((hints[t.display].node, m.group(1)), []).append(t)
+        pid = process_in_name(t.display)
+        if pid is not None and t.fs_path is not None and not t.gz:
+            groups.setdefault((hints[t.display].node, pid), []).append(t)
     for members in groups.values():
         if len(members) < 2:
             continue

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import re
 from collections import defaultdict
 
 from kb.evidence.facts import EvidenceLine, Facts
+from kb.evidence.ranks import process_in_name
 
 _SCALARS = ("driver_version", "cuda_version", "cann_version", "nccl_version", "torch_cuda_version")
 _LISTS = (
@@ -93,9 +93,6 @@ def env_conflicts(facts: Facts) -> list[str]:
     return out
 
 
-_PROCESS_IN_NAME = re.compile(r"(?:^|/)(?:plog|device)-(\d+)_[^/]*$")
-
-
 def device_rank_conflicts(facts: Facts) -> list[str]:
     """Files whose rank is only an Ascend device id, where that id names several processes
     (other nodes, or other pids in `plog-<pid>_…` names): device ids repeat on every node,
@@ -112,8 +109,7 @@ def device_rank_conflicts(facts: Facts) -> list[str]:
     by_device: dict[int, list[tuple[str, tuple[str | None, str | None]]]] = defaultdict(list)
     for f in facts.files:
         if f.rank_from == "device" and f.rank is not None:
-            m = _PROCESS_IN_NAME.search(f.path.replace("!/", "/"))
-            by_device[f.rank].append((f.path, (f.node, m.group(1) if m else None)))
+            by_device[f.rank].append((f.path, (f.node, process_in_name(f.path))))
     out = []
     for device, found in sorted(by_device.items()):
         processes = {who for _, who in found}

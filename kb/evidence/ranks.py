@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+_PROCESS_FILE = re.compile(r"(?:^|/)(?:plog|device)-(\d+)_[^/]*$")
 _PATH_RANK = re.compile(r"(?:^|[^a-z])(?:rank|worker|device|proc)[-_.]?(\d+)(?![\d])")
 _PATH_NODE = re.compile(r"^(?:node|host)[-_.]?(\d+)$")
 _ATTEMPT = re.compile(r"^attempt_\d+$")
@@ -22,6 +23,16 @@ class PathHints:
     node_index: int | None = None
     local_rank: int | None = None  # torchrun --log-dir layout: rank only within its node
     process_rank: int | None = None  # named by another file of the same process (`plog-<pid>_`)
+
+
+def process_in_name(display: str) -> str | None:
+    """The pid in an Ascend log's file name (`plog-<pid>_<time>.log`, `device-<pid>_<time>.log`).
+
+    >>> process_in_name("x.tar.gz!/node1/debug/plog/plog-4119_2025.log"), process_in_name("rank0.log")
+    ('4119', None)
+    """
+    m = _PROCESS_FILE.search(display.replace("!/", "/"))
+    return m.group(1) if m else None
 
 
 def path_hints(display: str) -> PathHints:
@@ -224,3 +235,71 @@ def timestamp(body: str) -> str | None:
         mmdd = m.group(1).zfill(4)
         return f"{mmdd[:2]}-{mmdd[2:]} {m.group(2)}"
     return None
+
+
+def head_rank(head: str) -> tuple[int | None, str | None]:
+    """What the head's lines say about the file's rank, and how they say it.
+
+    - "launcher": every `[rankN]:` prefix names the same N (torchrun's global rank: it beats
+      a rank read from the path, which may be a node-local index);
+    - "several": prefixes, or NCCL init lines of several processes, name several ranks: a
+      console of many ranks, whatever the path says;
+    - "content": messages name one rank (`[Rank 2]`, `RankID:2`, `rank[2]`);
+    - "device": only an Ascend device id (one process, one device; a rank only on one node).
+
+    >>> head_rank("[rank2]: x\\n[Rank 2] y"), head_rank("[rank2]: x\\n[rank3]: y")
+    ((2, 'launcher'), (None, 'several'))
+    >>> head_rank("[Rank 2] Watchdog caught…"), head_rank("[Rank 2] a\\n[Rank 3] b")
+    ((2, 'content'), (None, None))
+    >>> head_rank("Entry-HcclAllReduce: count[8], deviceId[5]\\n[INFO] HCCL(1,python): x")
+    (5, 'device')
+    >>> head_rank("h:7:7 [0] NCCL INFO comm 0x1 rank 24 nranks 32\\nh:8:8 [1] NCCL INFO comm 0x2 rank 25 nranks 32")
+    (None, 'several')
+    """
+    launcher: set[int] = set()
+    seen: set[int] = set()
+    devices: set[int] = set()
+    nccl = PidRanks()
+    for raw in head.splitlines()[:200]:
+        s = strip_prefixes(raw)
+        if s.rank is not None:
+            launcher.add(s.rank)
+        r = s.rank if s.rank is not None else content_rank(s.body)
+        if r is not None:
+            seen.add(r)
+        elif "Id[" in s.body or "localRank[" in s.body:
+            d = device_rank(s.body)
+            if d is not None:
+                devices.add(d)
+        elif " rank " in s.body:
+            nccl.learn(s.body)
+    if len(launcher) == 1:
+        return next(iter(launcher)), "launcher"
+    if len(launcher) > 1 or len(set(nccl.items().values())) > 1:
+        return None, "several"
+    if seen:
+        return (seen.pop(), "content") if len(seen) == 1 else (None, None)
+    return (devices.pop(), "device") if len(devices) == 1 else (None, None)
+
+
+def file_rank(hints: PathHints, head: str, display: str) -> tuple[int | None, str | None, str | None]:
+    """The file's rank before its lines are read, how it was found, and a sentence when the
+    path and the lines disagree (`head_rank` says when the lines win). "process": another file
+    of the same process named it (a debug plog whose init entry is in the run plog)."""
+    path = hints.rank if hints.rank is not None else hints.local_rank
+    said, how = head_rank(head)
+    if path is None:
+        if how in (None, "device") and hints.process_rank is not None:
+            return hints.process_rank, "process", None
+        return said, (None if how == "several" else how), None
+    if how == "launcher" and said != path:
+        return said, "content", (
+            f"{display}: the path says rank {path} but its lines say rank {said} "
+            f"([rank{said}]: prefixes); rank {said} is used"
+        )
+    if how == "several":
+        return None, None, (
+            f"{display}: the path says rank {path} but its lines come from several ranks; "
+            "each line keeps the rank it names"
+        )
+    return path, "path", None
