@@ -39,9 +39,10 @@ class EvidenceFile:
     path: str
     kind: str  # source name from the registry, e.g. "nccl", "pip-freeze", "text-log"
     rank: int | None = None
-    # how the rank was found: "path", "content" (a prefix or message names it), "nccl-init"
-    # (NCCL's pid → rank), "process" (another file of the same process names it), or "device"
-    # (an Ascend device id: a rank only within one node)
+    # how the rank was found: "path", "path-guess" (torchrun --log-dir: node × the local ranks
+    # present + local), "content" (a prefix or message names it), "nccl-init" (NCCL's pid →
+    # rank), "process" (another file of the same process names it), or "device" (an Ascend
+    # device id: a rank only within one node)
     rank_from: str | None = None
     node: str | None = None
     size: int = 0

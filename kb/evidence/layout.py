@@ -62,15 +62,19 @@ def _torchrun_log_dir(tasks: list[InputFile], hints: dict[str, PathHints], limit
                 first[node] = rank - local
                 break
     nproc = 1 + max(hints[t.display].local_rank or 0 for files in on_node.values() for t in files)
+    counted = True  # nproc only counts the local ranks present
     for node, start in sorted(first.items()):
         if node > 0 and start % node == 0 and start // node >= nproc:
-            nproc = start // node
+            nproc, counted = start // node, False
             break
     for node, files in on_node.items():
         start = first.get(node, node * nproc)
+        guessed = node > 0 and node not in first and counted
         for t in files:
             h = hints[t.display]
-            hints[t.display] = dataclasses.replace(h, rank=start + (h.local_rank or 0))
+            hints[t.display] = dataclasses.replace(
+                h, rank=start + (h.local_rank or 0), rank_guessed=guessed
+            )
 
 
 def _one_process_many_files(

@@ -23,6 +23,7 @@ class PathHints:
     node_index: int | None = None
     local_rank: int | None = None  # torchrun --log-dir layout: rank only within its node
     process_rank: int | None = None  # named by another file of the same process (`plog-<pid>_`)
+    rank_guessed: bool = False  # node × local ranks present + local: right only if all were copied
 
 
 def process_in_name(display: str) -> str | None:
@@ -39,9 +40,9 @@ def path_hints(display: str) -> PathHints:
     """Rank and node from a display path (archive members included).
 
     >>> path_hints("logs.tar.gz!/node1/rank3/train.log")
-    PathHints(rank=3, node='node1', node_index=1, local_rank=None, process_rank=None)
+    PathHints(rank=3, node='node1', node_index=1, local_rank=None, process_rank=None, rank_guessed=False)
     >>> path_hints("run_ab12/attempt_0/2/stdout.log")
-    PathHints(rank=None, node=None, node_index=None, local_rank=2, process_rank=None)
+    PathHints(rank=None, node=None, node_index=None, local_rank=2, process_rank=None, rank_guessed=False)
     >>> path_hints("ascend/log/debug/device-1/device-1_2025.log").rank
     1
     >>> path_hints("worker_3.log").rank, path_hints("train_rank-2.txt").rank, path_hints("ranks.md").rank
@@ -302,4 +303,4 @@ def file_rank(hints: PathHints, head: str, display: str) -> tuple[int | None, st
             f"{display}: the path says rank {path} but its lines come from several ranks; "
             "each line keeps the rank it names"
         )
-    return path, "path", None
+    return path, ("path-guess" if hints.rank_guessed else "path"), None

@@ -44,11 +44,17 @@ def render_summary(bundle: EvidenceBundle) -> str:
     return "\n".join(out) + "\n"
 
 
+_GUESSES = {  # ranks the reader could only guess, said next to the rank
+    "device": " (device id)",
+    "path-guess": " (guessed: node × the local ranks present)",
+}
+
+
 def _files(f: Facts) -> list[str]:
     out = ["", f"Files ({len(f.files)}):"]
     by_kind: dict[str, list[str]] = defaultdict(list)
     for ef in f.files:
-        how = " (device id)" if ef.rank_from == "device" else ""
+        how = _GUESSES.get(ef.rank_from or "", "")
         where = f" [rank {ef.rank}{how}]" if ef.rank is not None else ""
         node = f" [{ef.node}]" if ef.node else ""
         by_kind[ef.kind].append(f"{ef.path}{where}{node} ({ef.lines} lines)")

@@ -393,6 +393,18 @@ def test_torchrun_log_dir_ranks_start_where_a_prefixed_file_says(tree) -> None: 
              for f in facts.files}  # fmt: skip
     assert ranks == {"node0/0/stdout.log": 0, "node1/0/stdout.log": 8, "node1/0/stderr.log": 8,
                      "node1/3/stdout.log": 11}  # fmt: skip
+    assert {f.rank_from for f in facts.files} == {"path"}
+
+
+def test_torchrun_log_dir_rank_counted_from_copied_files_is_called_a_guess(tree) -> None:  # type: ignore[no-untyped-def]
+    from kb.evidence.summary import render_summary
+
+    run = "node{n}/logs/run_1/attempt_0/{local}/stdout.log"
+    bundle = read_evidence(tree({run.format(n=n, local=local): "step 3 loss 1.0\n"
+                                 for n, local in ((0, 0), (1, 0), (1, 3))}))  # fmt: skip
+    got = sorted((f.path.split("/")[0], f.rank, f.rank_from) for f in bundle.facts.files)
+    assert got == [("node0", 0, "path"), ("node1", 4, "path-guess"), ("node1", 7, "path-guess")]
+    assert "[rank 7 (guessed: node × the local ranks present)]" in render_summary(bundle)
 
 
 def test_ib_completion_error_is_suspicious(tree) -> None:  # type: ignore[no-untyped-def]
