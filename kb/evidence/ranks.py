@@ -294,13 +294,16 @@ def file_rank(hints: PathHints, head: str, display: str) -> tuple[int | None, st
             return hints.process_rank, "process", None
         return said, (None if how == "several" else how), None
     if how == "launcher" and said != path:
+        if hints.rank is None:  # a node-local index (torchrun --log-dir) is no contradiction
+            return said, "content", None
         return said, "content", (
             f"{display}: the path says rank {path} but its lines say rank {said} "
             f"([rank{said}]: prefixes); rank {said} is used"
         )
     if how == "several":
+        which = "rank" if hints.rank is not None else "local rank"
         return None, None, (
-            f"{display}: the path says rank {path} but its lines come from several ranks; "
+            f"{display}: the path says {which} {path} but its lines come from several ranks; "
             "each line keeps the rank it names"
         )
     return path, ("path-guess" if hints.rank_guessed else "path"), None

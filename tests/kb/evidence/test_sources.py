@@ -428,3 +428,9 @@ def test_pytorch_cpp_error_lines_are_suspicious_warnings_are_not(tree) -> None: 
     )
     facts = one(tree, "console.log", text)
     assert sorted({s.line for s in facts.suspicious}) == [2, 3, 4]
+
+
+def test_local_index_in_path_and_global_prefix_are_no_conflict(tree) -> None:  # type: ignore[no-untyped-def]
+    facts = read_evidence(tree({"logs/r/attempt_0/1/stderr.log": "[rank9]: Traceback (most recent call last):\n"})).facts
+    assert [(f.rank, f.rank_from) for f in facts.files] == [(9, "content")]
+    assert facts.conflicts == []
