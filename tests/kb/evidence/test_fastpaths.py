@@ -221,7 +221,8 @@ SUSPICIOUS_ONLY_SAMPLES = {
     ("text-log", "error"): "RuntimeError: CUDA error: an illegal memory access was encountered",
     ("text-log", "oom"): "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB",
     ("text-log", "signal"): "Fatal Python error: Segmentation fault",
-    ("torchrun", "closing"): "============================================================",
+    ("torchrun", "closing"): "W0709 17:06:00.000000 4700 torch/distributed/elastic/"
+    "multiprocessing/api.py:897] Sending process 4711 closing signal SIGTERM",
 }
 
 
