@@ -23,7 +23,7 @@ from pygments.token import (
 )
 
 WORD = r"[A-Za-z_][A-Za-z0-9_.\-]*"
-KEYWORDS = ("match", "require", "support", "rule_out", "weight", "and", "or", "not",
+KEYWORDS = ("match", "require", "support", "rule_out", "likely", "possible", "weight", "and", "or", "not",
             "at_least", "of")
 
 

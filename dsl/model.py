@@ -188,6 +188,23 @@ class Role(str, Enum):
     REQUIRED = "require"  # must hold for the case to match
     SUPPORTING = "support"  # raises the score when it holds
     RULING_OUT = "rule_out"  # if it holds, the case does not match
+    LIKELY = "likely"  # the signature without the proof: the case is likely
+    POSSIBLE = "possible"  # weaker, indirect signs: the case is possible
+
+
+class Level(str, Enum):
+    """How sure a verdict is, strongest first. `confirmed`: every `require` holds;
+    `likely`: every `likely` clause holds; `possible`: every `possible` clause holds. A
+    `rule_out` that holds vetoes every level."""
+
+    CONFIRMED = "confirmed"
+    LIKELY = "likely"
+    POSSIBLE = "possible"
+    NONE = "none"
+
+    @property
+    def rank(self) -> int:
+        return ("confirmed", "likely", "possible", "none").index(self.value)
 
 
 class Clause(Node):

@@ -70,6 +70,8 @@ TERMINAL_WORDS: dict[str, str] = {
     "REQUIRE": "`require`",
     "SUPPORT": "`support`",
     "RULE_OUT": "`rule_out`",
+    "LIKELY": "`likely`",
+    "POSSIBLE": "`possible`",
     "WEIGHT": "`weight`",
     "AND": "`and`",
     "OR": "`or`",

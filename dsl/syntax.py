@@ -92,7 +92,7 @@ Expr = RefExpr | NotExpr | AndExpr | OrExpr | AtLeastExpr
 
 
 class ClauseNode(Node):
-    role: str  # require | support | rule_out
+    role: str  # require | support | rule_out | likely | possible
     expr: Expr
     weight: NumberValue | None = None
 

@@ -71,7 +71,7 @@ SYNTAX_ERRORS: dict[str, list[str]] = {
         _HEAD + "  match {\n    require at_least 2 (a, b)\n",
         _HEAD + "  match {\n    require at_least 2 of a, b\n",
     ],
-    "inside `match { }` each line starts with `require`, `support` or `rule_out`": [
+    "inside `match { }` each line starts with `require`, `support`, `rule_out`, `likely` or `possible`": [
         _HEAD + "  match {\n    a\n",
         _HEAD + "  match {\n    needs a\n",
         _HEAD + '  match {\n    title "x"\n',

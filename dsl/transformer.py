@@ -165,6 +165,14 @@ class ToSyntax(Transformer[Token, s.CaseFile]):
         return self._clause("rule_out", meta, children)
 
     @v_args(meta=True)
+    def likely(self, meta: Meta, children: list[Any]) -> s.ClauseNode:
+        return self._clause("likely", meta, children)
+
+    @v_args(meta=True)
+    def possible(self, meta: Meta, children: list[Any]) -> s.ClauseNode:
+        return self._clause("possible", meta, children)
+
+    @v_args(meta=True)
     def match(self, meta: Meta, children: list[Any]) -> s.MatchNode:
         return s.MatchNode(clauses=children, span=self._span_meta(meta))
 

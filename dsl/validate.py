@@ -6,7 +6,6 @@ run reports every problem at once.
 
 from __future__ import annotations
 
-import itertools
 import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -16,7 +15,6 @@ from dsl.diagnostics import Diagnostic, Severity
 from dsl.span import Span
 
 KEBAB = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
-MAX_SAT_NAMES = 14
 
 
 def _regexes(case: m.Case) -> Iterator[tuple[str, m.Regex]]:
@@ -135,42 +133,83 @@ def check_queries(case: m.Case) -> Iterator[Diagnostic]:
                                         or f"sources: {', '.join(sorted(SOURCES))}")
 
 
-def _eval(expr: m.Expr, env: dict[str, bool]) -> bool:
-    if isinstance(expr, m.Ref):
-        return env.get(expr.name, False)
-    if isinstance(expr, m.Not):
-        return not _eval(expr.operand, env)
-    if isinstance(expr, m.And):
-        return all(_eval(o, env) for o in expr.operands)
-    if isinstance(expr, m.Or):
-        return any(_eval(o, env) for o in expr.operands)
-    return sum(_eval(o, env) for o in expr.operands) >= expr.count
+LEVEL_ROLES = ((m.Role.REQUIRED, "confirmed", "`require`"), (m.Role.LIKELY, "likely", "`likely`"),
+               (m.Role.POSSIBLE, "possible", "`possible`"))
 
 
 def check_satisfiable(case: m.Case) -> Iterator[Diagnostic]:
+    """Every level a case declares must be reachable: some evidence makes all of its
+    clauses hold while no `rule_out` does (queries taken as free true/false values)."""
     clauses = case.condition.clauses
     for clause in clauses:
         for node in _walk(clause.expr):
             if isinstance(node, m.AtLeast) and node.count > len(node.operands):
                 yield Diagnostic.at(node.span, f"at_least {node.count} of {len(node.operands)} "
                                     "queries can never hold", code="unsatisfiable")
-    required = [c for c in clauses if c.role is m.Role.REQUIRED]
-    if not required:
+    if not any(c.role is m.Role.REQUIRED for c in clauses):
         yield Diagnostic.at(case.condition.span, "the condition has no `require` clause: the "
                             "case would match any evidence", code="unsatisfiable")
         return
-    names = sorted({r.name for c in clauses for r in _refs(c.expr)})
-    if len(names) > MAX_SAT_NAMES:
-        return
-    for values in itertools.product((False, True), repeat=len(names)):
-        env = dict(zip(names, values, strict=True))
-        if all(_eval(c.expr, env) for c in required) and not any(
-            _eval(c.expr, env) for c in clauses if c.role is m.Role.RULING_OUT
-        ):
-            return
-    yield Diagnostic.at(case.condition.span, "the condition can never be true: no evidence "
-                        "makes every `require` hold while no `rule_out` holds",
-                        code="unsatisfiable")
+    vetoes = [c.expr for c in clauses if c.role is m.Role.RULING_OUT]
+    for role, level, words in LEVEL_ROLES:
+        holds = [c.expr for c in clauses if c.role is role]
+        if holds and reachable(holds, vetoes) is False:
+            yield Diagnostic.at(
+                next(c.span for c in clauses if c.role is role),
+                f"the level `{level}` can never be reached: no evidence makes every {words} "
+                "clause hold while no `rule_out` holds", code="unsatisfiable")
+
+
+MAX_SAT_STEPS = 200_000
+
+
+def reachable(holds: list[m.Expr], vetoes: list[m.Expr]) -> bool | None:
+    """Whether some true/false value of each query makes every `holds` true and every
+    `vetoes` false; None when the search was too large to finish (then nothing is said).
+    Backtracking over partial assignments, pruned as soon as a clause is decided."""
+    names = sorted({r.name for e in holds + vetoes for r in _refs(e)})
+    steps = 0
+
+    def search(i: int, env: dict[str, bool]) -> bool | None:
+        nonlocal steps
+        steps += 1
+        if steps > MAX_SAT_STEPS:
+            return None
+        want = [_partial(e, env) for e in holds]
+        avoid = [_partial(e, env) for e in vetoes]
+        if False in want or True in avoid:
+            return False
+        if all(w is True for w in want) and all(a is False for a in avoid):
+            return True
+        if i == len(names):
+            return False
+        unknown = False
+        for value in (True, False):
+            found = search(i + 1, {**env, names[i]: value})
+            if found:
+                return True
+            unknown = unknown or found is None
+        return None if unknown else False
+
+    return search(0, {})
+
+
+def _partial(expr: m.Expr, env: dict[str, bool]) -> bool | None:
+    """Kleene evaluation over a partial assignment: None while undecided."""
+    if isinstance(expr, m.Ref):
+        return env.get(expr.name)
+    if isinstance(expr, m.Not):
+        inner = _partial(expr.operand, env)
+        return None if inner is None else not inner
+    values = [_partial(o, env) for o in expr.operands]
+    if isinstance(expr, m.And):
+        return False if False in values else (None if None in values else True)
+    if isinstance(expr, m.Or):
+        return True if True in values else (None if None in values else False)
+    true, open_ = values.count(True), values.count(None)
+    if true >= expr.count:
+        return True
+    return False if true + open_ < expr.count else None
 
 
 def _walk(expr: m.Expr) -> Iterator[m.Expr]:

@@ -20,6 +20,7 @@ COMMANDS: dict[str, str] = {
     "diagnose": "kb.cli.diagnose",
     "new": "kb.cli.new",
     "test": "kb.cli.test",
+    "eval": "kb.cli.eval",
 }
 
 

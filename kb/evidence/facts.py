@@ -81,6 +81,7 @@ class Device:
     bus_id: str | None = None
     file: str = ""
     line: int = 0
+    reported: bool = False  # named in the user's words, not listed by a tool
 
 
 @dataclass(kw_only=True)

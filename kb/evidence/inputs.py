@@ -176,6 +176,10 @@ def _special_reason(path: str) -> str | None:
     return None
 
 
+# A real-incident fixture keeps where it came from beside its evidence (see kb/incidents.py)
+INCIDENT_FILE = "incident.yaml"
+
+
 def _walk_dir(
     root: str, path: str, rel: str, ancestors: set[tuple[int, int]], skipped: list[SkippedFile]
 ) -> Iterator[InputFile]:
@@ -199,6 +203,8 @@ def _walk_dir(
             skipped.append(SkippedFile(path=rel_e, reason=f"unreadable: {exc.strerror}"))
             continue
         reason = _special_reason(entry.path)
+        if not rel and entry.name == INCIDENT_FILE:
+            reason = "incident metadata of a real-incident fixture, not evidence"
         if reason:
             skipped.append(SkippedFile(path=rel_e, reason=reason))
             continue

@@ -19,6 +19,7 @@ from dsl.compiler import CompiledCase, KnowledgeBase
 from dsl.explain import describe_expr, describe_query
 from kb.evidence.facts import EvidenceLine
 from kb.match.condition import evaluate_expr, positive_refs
+from kb.match.next_steps import plan
 from kb.match.queries import Context, evaluate
 from kb.match.results import ClauseResult, Distinction, Missing, QueryResult, Truth, Verdict
 
@@ -48,7 +49,8 @@ class Diagnosis(BaseModel):
     schema_id: str = Field(default=SCHEMA, alias="schema")
     evidence_root: str = ""
     evidence: dict[str, Any] = Field(default_factory=dict)
-    matches: list[Verdict] = Field(default_factory=list)
+    matches: list[Verdict] = Field(default_factory=list)  # confirmed or likely, best first
+    possible: list[Verdict] = Field(default_factory=list)  # weaker signs only, best first
     near_misses: list[Verdict] = Field(default_factory=list)
     distinctions: list[Distinction] = Field(default_factory=list)
     suspicious: dict[str, list[EvidenceLine]] = Field(default_factory=dict)  # rank -> lines
@@ -56,6 +58,11 @@ class Diagnosis(BaseModel):
     next_steps: list[Missing] = Field(default_factory=list)
 
     model_config = {"populate_by_name": True}
+
+    @property
+    def ranked(self) -> list[Verdict]:
+        """Every candidate, best first: the matches, then the merely possible."""
+        return self.matches + self.possible
 
 
 def site_page(case_id: str) -> str:
@@ -108,6 +115,21 @@ def _culprit(verdict_queries: dict[str, QueryResult], case: m.Case, facts: Any) 
     return best
 
 
+SCORED_ROLES = (m.Role.REQUIRED.value, m.Role.SUPPORTING.value)
+
+
+def verdict_level(clauses: list[ClauseResult]) -> m.Level:
+    """The strongest level whose clauses all hold, unless a `rule_out` holds."""
+    if any(c.truth is Truth.TRUE for c in clauses if c.role == m.Role.RULING_OUT.value):
+        return m.Level.NONE
+    for role, level in ((m.Role.REQUIRED, m.Level.CONFIRMED), (m.Role.LIKELY, m.Level.LIKELY),
+                        (m.Role.POSSIBLE, m.Level.POSSIBLE)):
+        own = [c for c in clauses if c.role == role.value]
+        if own and all(c.truth is Truth.TRUE for c in own):
+            return level
+    return m.Level.NONE
+
+
 def run_case(compiled: CompiledCase, bundle: Any) -> Verdict:
     case = compiled.case
     ctx = Context(bundle, case.id)
@@ -118,6 +140,8 @@ def run_case(compiled: CompiledCase, bundle: Any) -> Verdict:
     against: list[tuple[str, EvidenceLine]] = []
     reasons: list[str] = []
     missing: dict[str, Missing] = {}
+    speaking_for = {name for c in case.condition.clauses if c.role is not m.Role.RULING_OUT
+                     for name, _ in positive_refs(c.expr)}
     for clause in case.condition.clauses:
         truth = evaluate_expr(clause.expr, truths)
         clauses.append(ClauseResult(role=clause.role.value, text=describe_expr(clause.expr),
@@ -129,7 +153,8 @@ def run_case(compiled: CompiledCase, bundle: Any) -> Verdict:
             if r.truth is Truth.UNKNOWN:
                 q = case.query(name)
                 if q is not None:
-                    missing.setdefault(name, _missing_for(q, r))
+                    miss = missing.setdefault(name, _missing_for(q, r))
+                    miss.only_against = name not in speaking_for
                 continue
             speaks_for = (r.truth is Truth.TRUE) != negated
             if clause.role is m.Role.RULING_OUT:
@@ -141,16 +166,15 @@ def run_case(compiled: CompiledCase, bundle: Any) -> Verdict:
             elif not speaks_for and clause.role is m.Role.REQUIRED and truth is Truth.FALSE:
                 reasons.append(f"{name}: {r.detail}")
                 against.extend((name, ln) for ln in r.lines)
-    scored = [c for c in clauses if c.role != m.Role.RULING_OUT.value]
+    scored = [c for c in clauses if c.role in SCORED_ROLES]
     total = sum(c.weight for c in scored) or 1.0
     score = sum(c.weight for c in scored if c.truth is Truth.TRUE) / total
-    required = [c for c in clauses if c.role == m.Role.REQUIRED.value]
-    ruled_out = any(c.truth is Truth.TRUE for c in clauses if c.role == m.Role.RULING_OUT.value)
-    matched = bool(required) and all(c.truth is Truth.TRUE for c in required) and not ruled_out
+    level = verdict_level(clauses)
+    matched = level in (m.Level.CONFIRMED, m.Level.LIKELY)
     unknown = sum(c.weight for c in scored if c.truth is Truth.UNKNOWN) / total
-    if matched and score >= 0.75 and unknown == 0:
+    if level is m.Level.CONFIRMED and score >= 0.75 and unknown == 0:
         confidence = "high"
-    elif matched and score >= 0.5:
+    elif (level is m.Level.CONFIRMED and score >= 0.5) or level is m.Level.LIKELY:
         confidence = "medium"
     else:
         confidence = "low"
@@ -163,7 +187,7 @@ def run_case(compiled: CompiledCase, bundle: Any) -> Verdict:
             unique.append((name, ln))
     return Verdict(
         id=case.id, title=case.title.en, matched=matched, score=round(score, 3),
-        confidence=confidence,
+        confidence=confidence, level=level.value,
         culprit_rank=_culprit(results, case, bundle.facts) if matched else None,
         clauses=clauses, queries=list(results.values()), evidence=unique, against=against,
         against_reasons=reasons, missing=list(missing.values()),
@@ -173,14 +197,16 @@ def run_case(compiled: CompiledCase, bundle: Any) -> Verdict:
 
 def _rank_order(verdicts: list[Verdict]) -> list[Verdict]:
     """Best first; a case that specializes another matched case always comes before it."""
-    ordered = sorted(verdicts, key=lambda v: (-v.score, -len(v.evidence), v.id))
+    ordered = sorted(verdicts, key=lambda v: (m.Level(v.level).rank, -v.score, -len(v.evidence),
+                                              v.id))
     changed = True
     while changed:
         changed = False
         position = {v.id: i for i, v in enumerate(ordered)}
         for v in ordered:
             for general in v.specializes:
-                if general in position and position[general] < position[v.id]:
+                if (general in position and position[general] < position[v.id]
+                        and ordered[position[general]].level == v.level):
                     ordered.remove(v)
                     ordered.insert(position[general], v)
                     changed = True
@@ -245,15 +271,16 @@ def diagnose_bundle(kb: KnowledgeBase, bundle: Any, only: str | None = None) -> 
     cases = [c for c in kb.cases if only is None or c.case.id == only]
     verdicts = [run_case(c, bundle) for c in cases]
     matches = _rank_order([v for v in verdicts if v.matched])
+    possible = _rank_order([v for v in verdicts if v.level == m.Level.POSSIBLE.value])
     # a near miss has at least one required clause that holds: a case whose requirements
     # all failed is not "partly matching", whatever its supports say
-    near = sorted((v for v in verdicts if not v.matched and any(
+    near = sorted((v for v in verdicts if v.level == m.Level.NONE.value and any(
         c.role == "require" and c.truth is Truth.TRUE for c in v.clauses)),
         key=lambda v: -v.score)[:3]
     facts = bundle.facts
     diagnosis = Diagnosis(
         evidence_root=str(bundle.root), evidence=evidence_summary(facts), matches=matches,
-        near_misses=near, distinctions=_distinctions(matches, kb),
+        possible=possible, near_misses=near, distinctions=_distinctions(matches, kb),
     )
     if not matches:
         by_rank: dict[str, list[EvidenceLine]] = defaultdict(list)
@@ -262,11 +289,7 @@ def diagnose_bundle(kb: KnowledgeBase, bundle: Any, only: str | None = None) -> 
                 by_rank[_rank_key(ln.rank)].append(ln)
         diagnosis.suspicious = dict(by_rank)
         diagnosis.last_progress = {str(r): ln for r, ln in sorted(facts.last_progress.items())}
-        steps: dict[str, Missing] = {}
-        for v in near:
-            for miss in v.missing:
-                steps.setdefault(miss.query, miss)
-        diagnosis.next_steps = list(steps.values()) + GENERIC_NEXT_STEPS
+        diagnosis.next_steps = plan(possible + near, GENERIC_NEXT_STEPS)
     return diagnosis
 
 

@@ -78,9 +78,11 @@ def eval_log(q: m.LogQuery, ctx: Context) -> QueryResult:
     eligible = [f.path for f in ctx.facts.files if _file_ok(ctx, f.path, q)]
     quoted = _quoted_hits(q, ctx)
     if not eligible and not quoted:
-        what = f"files of kind {q.sources}" if q.sources else "log files"
+        what = ("files of kind " + " or ".join(q.sources)) if q.sources else "log files"
+        if q.sources == ["notes"]:
+            what = "notes in the user's words"
         if q.files:
-            what += f" matching {q.files}"
+            what += " named " + " or ".join(q.files)
         return QueryResult(name=q.name, kind=q.kind, truth=Truth.UNKNOWN,
                            detail=f"no {what} were handed over")
     hits = ctx.bundle.hits.get(f"{ctx.case_id}/{q.name}")
@@ -160,7 +162,9 @@ def _version_ok(version: str, spec: str) -> bool | None:
 
 
 def eval_package(q: m.PackageQuery, ctx: Context) -> QueryResult:
-    captures = ctx.facts.package_captures
+    # a tool's package list beats versions the user named in words
+    captures = [c for c in ctx.facts.package_captures if c.tool != "notes"] or \
+        ctx.facts.package_captures
     if not captures:
         return QueryResult(name=q.name, kind=q.kind, truth=Truth.UNKNOWN,
                            detail="no package list (pip freeze, pip list, conda list, "
@@ -178,6 +182,10 @@ def eval_package(q: m.PackageQuery, ctx: Context) -> QueryResult:
     if lines:
         return QueryResult(name=q.name, kind=q.kind, truth=Truth.TRUE, lines=lines,
                            detail=f"{q.package} {', '.join(seen)} matches {q.specifier or 'any'}")
+    if not seen and all(c.tool == "notes" for c in captures):
+        return QueryResult(name=q.name, kind=q.kind, truth=Truth.UNKNOWN,
+                           detail=f"the user's words name no {q.package} version, and no "
+                           "package list was handed over")
     if not seen:
         return QueryResult(name=q.name, kind=q.kind, truth=Truth.FALSE,
                            detail=f"{q.package} is not in the package lists")
@@ -213,9 +221,15 @@ def eval_env(q: m.EnvQuery, ctx: Context) -> QueryResult:
     return QueryResult(name=q.name, kind=q.kind, truth=truth, lines=ok, detail=detail)
 
 
+def _devices(facts: Facts) -> list[Any]:
+    """Devices a tool listed; only when none did, the ones the user named."""
+    return [d for d in facts.devices if not d.reported] or facts.devices
+
+
 def eval_hardware(q: m.HardwareQuery, ctx: Context) -> QueryResult:
-    devices = [d for d in ctx.facts.devices if q.device in ("any", d.kind)]
-    if not ctx.facts.devices:
+    known = _devices(ctx.facts)
+    devices = [d for d in known if q.device in ("any", d.kind)]
+    if not known:
         return QueryResult(name=q.name, kind=q.kind, truth=Truth.UNKNOWN,
                            detail="no device listing (nvidia-smi, npu-smi, collect_env)")
     if q.model is not None:
@@ -227,9 +241,11 @@ def eval_hardware(q: m.HardwareQuery, ctx: Context) -> QueryResult:
         ok = ok and n >= q.min_devices
     if q.max_devices is not None:
         ok = ok and n <= q.max_devices
-    lines = [EvidenceLine(file=d.file, line=d.line, text=f"{d.kind.upper()} {d.index}: {d.model}",
-                          source="devices") for d in devices[:8]]
-    models = sorted({d.model for d in ctx.facts.devices})
+    said = " (as the user reported)" if devices and devices[0].reported else ""
+    lines = [EvidenceLine(file=d.file, line=d.line,
+                          text=f"{d.kind.upper()} {d.index}: {d.model}{said}",
+                          source="notes" if d.reported else "devices") for d in devices[:8]]
+    models = sorted({d.model for d in known})
     return QueryResult(name=q.name, kind=q.kind, truth=Truth.TRUE if ok else Truth.FALSE,
                        lines=lines if ok else [],
                        detail=f"{n} matching device(s); models seen: {', '.join(models)}")

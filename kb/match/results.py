@@ -40,6 +40,8 @@ class Missing(BaseModel):
     description: str
     commands: list[str] = Field(default_factory=list)
     note: str | None = None
+    cases: list[str] = Field(default_factory=list)  # candidates whose verdict it would change
+    only_against: bool = False  # the query can only rule its case out
 
 
 class Verdict(BaseModel):
@@ -48,6 +50,7 @@ class Verdict(BaseModel):
     matched: bool
     score: float
     confidence: str  # high | medium | low
+    level: str = "none"  # confirmed | likely | possible | none (see dsl.model.Level)
     culprit_rank: int | None = None
     clauses: list[ClauseResult] = Field(default_factory=list)
     queries: list[QueryResult] = Field(default_factory=list)

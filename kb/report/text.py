@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import TextIO
+from typing import Any, TextIO
 
 from dsl.compiler import KnowledgeBase
 from kb.evidence.facts import EvidenceLine
@@ -65,9 +65,13 @@ def _line(ln: EvidenceLine, style: Style, indent: str = "      ") -> list[str]:
 
 def _missing(items: list[Missing], style: Style, indent: str = "    ") -> list[str]:
     out = []
+    seen: set[str] = set()
     for miss in items:
-        out.append(f"{indent}- {miss.query}: {miss.description}")
-        if miss.note:
+        out.append(f"{indent}- {miss.description}")
+        if miss.cases:
+            out.append(f"{indent}  {style.dim('tells apart: ' + ', '.join(miss.cases))}")
+        if miss.note and miss.note not in seen and not miss.note.startswith("no "):
+            seen.add(miss.note)
             out.append(f"{indent}  {style.dim(miss.note)}")
         for cmd in miss.commands:
             for i, cmd_line in enumerate(cmd.splitlines()):
@@ -76,9 +80,28 @@ def _missing(items: list[Missing], style: Style, indent: str = "    ") -> list[s
     return out
 
 
+LEVEL_WORDS = {"confirmed": "confirmed", "likely": "likely (not yet proven)",
+               "possible": "possible (weak signs only)"}
+
+
+def headline(diagnosis: Diagnosis) -> list[str]:
+    """The first line a person reads: what is most likely, and how sure."""
+    if diagnosis.matches:
+        best = diagnosis.matches[0]
+        rank = f", culprit rank {best.culprit_rank}" if best.culprit_rank is not None else ""
+        others = len(diagnosis.matches) - 1
+        more = f"; {others} other case(s) also match" if others else ""
+        return [f"Most likely: {best.id} ({LEVEL_WORDS[best.level]}{rank}){more}",
+                f"  {best.title}"]
+    if diagnosis.possible:
+        names = ", ".join(v.id for v in diagnosis.possible[:3])
+        return ["No known case is confirmed or likely.", f"Possible: {names}"]
+    return ["No known case matches this evidence."]
+
+
 def _verdict(index: int, v: Verdict, kb: KnowledgeBase, style: Style) -> list[str]:
-    colour = style.green if v.confidence == "high" else style.yellow
-    head = f"{index}. {v.id}  score {v.score:.2f}  confidence {v.confidence}"
+    colour = style.green if v.level == "confirmed" else style.yellow
+    head = f"{index}. {v.id}  {v.level}  score {v.score:.2f}  confidence {v.confidence}"
     out = [style.bold(colour(head)), f"   {v.title}"]
     if v.culprit_rank is not None:
         out.append(f"   culprit rank: {style.bold(str(v.culprit_rank))}")
@@ -98,10 +121,15 @@ def _verdict(index: int, v: Verdict, kb: KnowledgeBase, style: Style) -> list[st
     if v.against_reasons:
         out.append("   speaks against:")
         out.extend(f"    - {r}" for r in v.against_reasons)
-    if v.missing:
+    compiled = kb.get(v.id)
+    if v.missing and v.level != "confirmed":
+        required = _required(compiled.case) if compiled is not None else set()
+        confirm = [m for m in v.missing if m.query in required] or v.missing
+        out.append("   to confirm it, collect:")
+        out.extend(_missing(confirm, style))
+    elif v.missing:
         out.append("   missing evidence (collect it to be sure):")
         out.extend(_missing(v.missing, style))
-    compiled = kb.get(v.id)
     if compiled is not None and compiled.case.remedies:
         out.append("   remedies:")
         for r_i, remedy in enumerate(compiled.case.remedies, 1):
@@ -117,14 +145,25 @@ def _verdict(index: int, v: Verdict, kb: KnowledgeBase, style: Style) -> list[st
     return out
 
 
+def _required(case: Any) -> set[str]:
+    from dsl import model as m
+    from kb.match.condition import refs
+
+    return {name for c in case.condition.clauses if c.role is m.Role.REQUIRED
+            for name in refs(c.expr)}
+
+
+def _why_possible(v: Verdict) -> str:
+    held = sorted({name for name, _ in v.evidence})
+    return ("signs: " + ", ".join(held)) if held else "its weaker signs hold"
+
+
 def render_text(diagnosis: Diagnosis, kb: KnowledgeBase, *, colour: bool = False,
                 summary: str = "") -> str:
     style = Style(colour)
-    out: list[str] = []
+    head = headline(diagnosis)
+    out: list[str] = [style.bold(head[0]), *head[1:], ""]
     if diagnosis.matches:
-        n = len(diagnosis.matches)
-        out.append(style.bold(f"Diagnosis: {n} known case(s) match, best first"))
-        out.append("")
         for i, v in enumerate(diagnosis.matches, 1):
             out += _verdict(i, v, kb, style)
             out.append("")
@@ -133,11 +172,17 @@ def render_text(diagnosis: Diagnosis, kb: KnowledgeBase, *, colour: bool = False
             out.append(f"   {d.explanation}")
             out.extend(_missing(d.hints, style, "   "))
             out.append("")
-    else:
-        out.append(style.bold(style.yellow("No known case matches this evidence.")))
+    if diagnosis.possible:
+        out.append(style.bold("Possible, from weaker signs (not enough to say):"))
+        for v in diagnosis.possible:
+            out.append(f"  - {v.id}: {v.title}")
+            out.append(f"    {style.dim(_why_possible(v))}")
+            for ln in [ln for _, ln in v.evidence][:2]:
+                out.extend(_line(ln, style, "      "))
         out.append("")
+    if not diagnosis.matches:
         if diagnosis.near_misses:
-            out.append("Partly matching (not enough to say):")
+            out.append("Partly matching (a required sign is missing or ruled out):")
             for v in diagnosis.near_misses:
                 failed = [c.text for c in v.clauses if c.role == "require" and c.truth.value
                           != "true"]
@@ -153,7 +198,7 @@ def render_text(diagnosis: Diagnosis, kb: KnowledgeBase, *, colour: bool = False
         if diagnosis.suspicious:
             out.append("Most suspicious lines per rank:")
             for rank, lines in diagnosis.suspicious.items():
-                out.append(f"  rank {rank}:")
+                out.append(f"  {'rank ' + rank if rank != 'unknown' else 'rank not known'}:")
                 for ln in lines:
                     out.extend(_line(ln, style, "    "))
             out.append("")
@@ -163,8 +208,9 @@ def render_text(diagnosis: Diagnosis, kb: KnowledgeBase, *, colour: bool = False
                 out.append(f"  rank {rank}:")
                 out.extend(_line(ln, style, "    "))
             out.append("")
-        out.append("What to collect next:")
-        out.extend(_missing(diagnosis.next_steps, style, "  "))
+        if diagnosis.next_steps:
+            out.append("What to collect next:")
+            out.extend(_missing(diagnosis.next_steps, style, "  "))
     if summary:
         out += ["", style.bold("What was read"), summary.rstrip()]
     return "\n".join(out).rstrip() + "\n"

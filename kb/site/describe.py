@@ -217,6 +217,8 @@ ROLE_WORDS: dict[m.Role, str] = {
     m.Role.REQUIRED: "Must hold",
     m.Role.SUPPORTING: "Makes it more likely",
     m.Role.RULING_OUT: "Rules the case out",
+    m.Role.LIKELY: "Makes it likely (without proof)",
+    m.Role.POSSIBLE: "Makes it possible",
 }
 
 
@@ -240,7 +242,8 @@ def refs(node: m.Expr) -> set[str]:
 
 def roles(case: m.Case) -> dict[str, m.Role]:
     """The strongest role each query plays in the condition (require > rule_out > support)."""
-    order = {m.Role.REQUIRED: 0, m.Role.RULING_OUT: 1, m.Role.SUPPORTING: 2}
+    order = {m.Role.REQUIRED: 0, m.Role.RULING_OUT: 1, m.Role.LIKELY: 2, m.Role.SUPPORTING: 3,
+             m.Role.POSSIBLE: 4}
     out: dict[str, m.Role] = {}
     for c in case.condition.clauses:
         for name in refs(c.expr):

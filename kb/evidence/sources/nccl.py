@@ -15,7 +15,7 @@ import re
 from typing import ClassVar
 
 from kb.evidence.context import Line
-from kb.evidence.facts import EnvCapture, NcclTransport
+from kb.evidence.facts import Device, EnvCapture, NcclTransport
 from kb.evidence.sources.base import LineSource
 from kb.evidence.sources.collectives import CollectiveLog
 from kb.evidence.sources.common import log_score, normalize_op
@@ -26,7 +26,11 @@ _CHANNEL = re.compile(
 )
 _COLL = re.compile(r"NCCL INFO (\w+): opCount ([0-9a-fA-F]+) .*?count (\d+) datatype (\d+)")
 _ENV = re.compile(r"NCCL INFO ([A-Z][A-Z0-9_]+) set by environment to ([^\s.]+(?:\.\d+)*)")
-_HEAD = re.compile(r"NCCL (INFO|WARN|TRACE)|NCCL version \d")
+_HEAD = re.compile(r"NCCL (INFO|WARN|TRACE)|NCCL version \d|^#\s+Rank\s+\d+ Group\s+\d+ Pid", re.M)
+# nccl-tests' device table: "#  Rank  0 Group  0 Pid  47853 on host device  0 [0x1a] NVIDIA …"
+_TEST_DEVICE = re.compile(
+    r"#\s+Rank\s+(\d+)\s+Group\s+\d+\s+Pid\s+\d+\s+on\s+\S+\s+device\s+(\d+)\s+\[([0-9a-fA-Fx:.]+)\]\s+(.+?)\s*$"
+)
 DTYPES = {
     0: "int8", 1: "uint8", 2: "int32", 3: "uint32", 4: "int64", 5: "uint64",
     6: "float16", 7: "float32", 8: "float64", 9: "bfloat16", 10: "float8e4m3", 11: "float8e5m2",
@@ -56,6 +60,7 @@ class NcclSource(LineSource):
         "warn": (r"NCCL WARN", False),
         "coll": (r"NCCL INFO [A-Za-z]+: opCount [0-9a-fA-F]+ ", False),
         "env": (r"NCCL INFO [A-Z][A-Z0-9_]+ set by environment to", False),
+        "test_device": (r"#\s+Rank\s+\d+\s+Group\s+\d+\s+Pid\s+\d+\s+on\s+\S+\s+device\s+\d+ ", False),
         "p2p": (r"P2P is disabled between|Could not enable P2P|P2P not supported between", False),
         "error": (
             r"NCCL error|ncclSystemError|ncclInternalError|ncclUnhandledCudaError|ncclRemoteError"
@@ -125,6 +130,12 @@ class NcclSource(LineSource):
             if m:
                 self._env.variables[m.group(1)] = m.group(2)
                 self._env.lines[m.group(1)] = line.no
+        elif key == "test_device":
+            m = _TEST_DEVICE.search(body)
+            if m and len(self.ctx.facts.devices) < 1024:
+                self.ctx.facts.devices.append(Device(
+                    index=int(m.group(1)), model=m.group(4), bus_id=m.group(3),
+                    file=self.ctx.display, line=line.no))
         elif key in ("warn", "p2p", "error"):
             self.ctx.suspicious(line, self.name)
 

@@ -5,11 +5,16 @@ from __future__ import annotations
 
 import re
 
+from kb.evidence.facts import Device, PackageCapture
 from kb.evidence.sources.base import WholeFileSource
+from kb.evidence.sources.reported import device_mentions, versions_in
 from kb.evidence.sources.python_source import PythonSource
 
+# a word that names a person's prose anywhere in the name: issue.md, user_report.txt,
+# hardware_note.txt, bug-description.txt, 问题描述.txt
 _NAMES = re.compile(
-    r"^(readme|notes?|issue|description|problem|symptoms?|report|summary)([-_. ].*)?$", re.I
+    r"(^|[-_. ])(readme|notes?|issue|description|problem|symptoms?|report|summary|question"
+    r"|context|details|story|what[-_]happened)([-_. ]|s?$)|问题|描述|说明|现象", re.I
 )
 SYMPTOMS = re.compile(
     r"\bhang(s|ing)?\b|\bstuck\b|\bfreez(e|es|ing)\b|\bdeadlock|\btimes? out\b|\btimeout\b|卡住|卡死|挂起|超时|报错",
@@ -29,12 +34,18 @@ class NotesSource(WholeFileSource):
         if ext in ("md", "rst"):
             # markup is written by people: a log pasted into it sits in a fenced block, read as
             # log lines in place, so a one-line note that names `torchrun` stays a note
-            return 0.95 if _NAMES.match(name) else 0.6
-        if _NAMES.match(name) and ext in ("", "txt"):
+            return 0.95 if _NAMES.search(stem[0]) else 0.6
+        if _NAMES.search(name.rsplit(".", 1)[0]) and ext in ("", "txt"):
             return 0.85
+        if ext in ("", "txt") and mostly_prose(head):
+            return 0.5
         if SYMPTOMS.search(head) and len(head) < 4096 and not re.search(r"\d{2}:\d{2}:\d{2}", head):
             return 0.3
         return 0.0
+
+    def __init__(self, ctx: object) -> None:
+        super().__init__(ctx)  # type: ignore[arg-type]
+        self._captures: list[PackageCapture] = []
 
     def parse(self, text: str) -> None:
         notes = self.ctx.facts.notes
@@ -43,7 +54,10 @@ class NotesSource(WholeFileSource):
             if raw.strip() and len(notes) < _MAX_NOTES:
                 line = self.ctx.line(no, raw)
                 notes.append(self.ctx.evidence(line, self.name))
-        for first, last, language in fenced_blocks(lines):
+        blocks = fenced_blocks(lines)
+        in_block = {no for first, last, _ in blocks for no in range(first, last + 1)}
+        self._reported_facts([(no, raw) for no, raw in enumerate(lines, 1) if no not in in_block])
+        for first, last, language in blocks:
             block = lines[first - 1 : last]
             if language in ("py", "python", "python3") or looks_like_python(block):
                 # analyse the pasted code where it stands: other lines blanked, numbers kept
@@ -52,6 +66,59 @@ class NotesSource(WholeFileSource):
                 PythonSource(self.ctx).parse("\n".join(masked))
             else:  # a pasted log: log queries read these lines like any log file
                 self.ctx.facts.pasted.append((self.ctx.display, first, last))
+
+    def _reported_facts(self, prose: list[tuple[int, str]]) -> None:
+        """Devices and versions the user names in words become facts, marked as reported."""
+        facts = self.ctx.facts
+        seen_models: set[str] = set()
+        for no, raw in prose[:_MAX_NOTES]:
+            for count, kind, model in device_mentions(raw):
+                if model in seen_models or len(seen_models) >= 4:
+                    continue
+                seen_models.add(model)
+                for index in range(count):
+                    facts.devices.append(Device(index=index, kind=kind, model=model,
+                                                file=self.ctx.display, line=no, reported=True))
+            for name, version in versions_in(raw):
+                if name in _FACT_FIELDS:
+                    if getattr(facts, _FACT_FIELDS[name]) is None:
+                        setattr(facts, _FACT_FIELDS[name], version)
+                    continue
+                cap = next((c for c in self._captures if name not in c.packages), None)
+                if cap is None and len(self._captures) < 4:
+                    cap = PackageCapture(file=self.ctx.display, tool="notes")
+                    self._captures.append(cap)
+                    facts.package_captures.append(cap)
+                if cap is not None:
+                    cap.packages[name] = version
+                    cap.lines[name] = no
+
+
+# versions that are facts of their own rather than entries of a package list
+_FACT_FIELDS = {"nccl": "nccl_version", "cuda": "cuda_version", "cann": "cann_version",
+                "driver": "driver_version"}
+
+_WORD = re.compile(r"[A-Za-z\u4e00-\u9fff][A-Za-z'\u4e00-\u9fff-]*")
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+_LOG_MARK = re.compile(r"\d{2}:\d{2}:\d{2}|^\s*(\[|File \"|Traceback|\w+Error\b)|\bNCCL (INFO|WARN)\b"
+                       r"|^\S+:\d+:\d+ \[\d+\]|^[\w.-]+==\d|^\s*#|^\s{4}")
+
+
+def mostly_prose(head: str) -> bool:
+    """Sentences, not tool output: most lines are runs of words, none looks like a log line.
+
+    >>> mostly_prose("Two nodes of 8 A100 each.\\nThe job stops at init and never trains.\\n")
+    True
+    >>> mostly_prose("[rank1]: Traceback (most recent call last):\\n  File \\"x.py\\", line 3\\n")
+    False
+    """
+    lines = [ln for ln in head.splitlines()[:40] if ln.strip()]
+    if not lines or len(head) > 16384:
+        return False
+    prose = sum(1 for ln in lines if not _LOG_MARK.search(ln)
+                and (len(_WORD.findall(ln)) >= 4 or len(_CJK.findall(ln)) >= 8)
+                and sum(len(w) for w in _WORD.findall(ln)) >= 0.6 * len(ln.strip()))
+    return prose >= 0.8 * len(lines)
 
 
 FENCE = re.compile(r"^\s*(```+|~~~+)\s*([\w+-]*)")

@@ -1,0 +1,151 @@
+"""How well the knowledge base names the cause of real incidents (`kb eval`).
+
+Each real incident is diagnosed with the whole knowledge base, exactly as a user's folder
+would be. Measured: how often the case the thread established comes first (top-1) and among
+the first three (top-3), at any level and at "likely" or better; for near misses, the level
+the case they resemble reached (it must stay below "likely"); and for failures no case covers,
+whether the tool stayed silent.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+from dsl.compiler import KnowledgeBase
+from kb.incidents import Incident, IncidentProblem, collect
+from kb.match.diagnose import diagnose_bundle, read_bundle
+
+LEVELS = ("confirmed", "likely", "possible", "none")
+STRONG = ("confirmed", "likely")
+
+
+@dataclass
+class IncidentResult:
+    incident: Incident
+    ranked: list[tuple[str, str, float]]  # (case id, level, score), best first
+    expected: str | None
+    near_miss_of: str | None
+
+    @property
+    def first(self) -> str | None:
+        return self.ranked[0][0] if self.ranked else None
+
+    def position(self, case_id: str | None) -> int | None:
+        """1-based place of a case among the candidates, or None when not named."""
+        ids = [c for c, _, _ in self.ranked]
+        return ids.index(case_id) + 1 if case_id in ids else None
+
+    def level_of(self, case_id: str | None) -> str:
+        return next((lv for c, lv, _ in self.ranked if c == case_id), "none")
+
+    @property
+    def top1(self) -> bool:
+        return self.expected is not None and self.first == self.expected
+
+    @property
+    def top1_strong(self) -> bool:
+        return self.top1 and self.level_of(self.expected) in STRONG
+
+    @property
+    def top3(self) -> bool:
+        pos = self.position(self.expected)
+        return pos is not None and pos <= 3
+
+    @property
+    def silent(self) -> bool:
+        """Nothing named at "likely" or better: the right answer for an uncovered failure."""
+        return not any(lv in STRONG for _, lv, _ in self.ranked)
+
+
+@dataclass
+class Evaluation:
+    results: list[IncidentResult] = field(default_factory=list)
+    problems: list[IncidentProblem] = field(default_factory=list)
+
+    @property
+    def covered(self) -> list[IncidentResult]:
+        return [r for r in self.results if r.expected is not None]
+
+    @property
+    def near_misses(self) -> list[IncidentResult]:
+        return [r for r in self.results if r.near_miss_of is not None]
+
+    @property
+    def uncovered(self) -> list[IncidentResult]:
+        return [r for r in self.results if r.expected is None]
+
+    def rate(self, name: str) -> float:
+        pool = self.covered
+        return sum(getattr(r, name) for r in pool) / len(pool) if pool else 0.0
+
+    def near_miss_levels(self) -> dict[str, int]:
+        """How many near misses the case they resemble reached at each level."""
+        counts = Counter(r.level_of(r.near_miss_of) for r in self.near_misses)
+        return {lv: counts.get(lv, 0) for lv in LEVELS}
+
+    def near_miss_rate(self, levels: tuple[str, ...]) -> float:
+        pool = self.near_misses
+        hits = sum(r.level_of(r.near_miss_of) in levels for r in pool)
+        return hits / len(pool) if pool else 0.0
+
+    def per_case(self) -> dict[str, dict[str, int]]:
+        table: dict[str, dict[str, int]] = defaultdict(
+            lambda: {"incidents": 0, "first": 0, "first_likely": 0, "top3": 0, "near_misses": 0,
+                     "near_misses_likely": 0})
+        for r in self.covered:
+            row = table[r.expected or ""]
+            row["incidents"] += 1
+            row["first"] += r.top1
+            row["first_likely"] += r.top1_strong
+            row["top3"] += r.top3
+        for r in self.near_misses:
+            row = table[r.near_miss_of or ""]
+            row["near_misses"] += 1
+            row["near_misses_likely"] += r.level_of(r.near_miss_of) in STRONG
+        return dict(sorted(table.items()))
+
+    def confusion(self) -> dict[str, dict[str, int]]:
+        """Expected case (or `none`) → what came first (or `nothing`), counted."""
+        table: dict[str, Counter[str]] = defaultdict(Counter)
+        for r in self.results:
+            strong_first = next((c for c, lv, _ in r.ranked if lv in STRONG), None)
+            named = r.first if r.expected is not None else strong_first
+            table[r.expected or "none"][named or "nothing"] += 1
+        return {k: dict(v) for k, v in sorted(table.items())}
+
+    def threads(self) -> int:
+        return len({r.incident.meta.source.split("#")[0].rstrip("/") for r in self.results})
+
+    def figures(self) -> dict[str, Any]:
+        return {
+            "incidents": len(self.results),
+            "threads": self.threads(),
+            "covered": len(self.covered),
+            "uncovered": len(self.uncovered),
+            "near_misses": len(self.near_misses),
+            "top1": round(self.rate("top1"), 4),
+            "top1_likely_or_better": round(self.rate("top1_strong"), 4),
+            "top3": round(self.rate("top3"), 4),
+            "near_miss_likely_or_better": round(self.near_miss_rate(STRONG), 4),
+            "near_miss_confirmed": round(self.near_miss_rate(("confirmed",)), 4),
+            "near_miss_levels": self.near_miss_levels(),
+            "uncovered_silent": sum(r.silent for r in self.uncovered),
+        }
+
+
+def evaluate(kb: KnowledgeBase, only: list[str] | None = None) -> Evaluation:
+    cases = [c.case for c in kb.cases]
+    incidents, problems = collect(cases)
+    if only:
+        incidents = [i for i in incidents if i.fixture.case_id in only]
+    out = Evaluation(problems=problems)
+    for incident in incidents:
+        diagnosis = diagnose_bundle(kb, read_bundle(kb, str(incident.fixture.folder), workers=1))
+        ranked = [(v.id, v.level, v.score) for v in diagnosis.ranked]
+        out.results.append(IncidentResult(
+            incident=incident, ranked=ranked, expected=incident.meta.expected,
+            near_miss_of=incident.meta.near_miss_of
+            if incident.meta.near_miss_of not in (None, "none") else None))
+    return out
