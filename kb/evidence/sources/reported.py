@@ -29,8 +29,8 @@ _COUNT_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "six": 6, "eight": 8,
                 "dual": 2, "quad": 4, "multiple": 2, "several": 2, "multi": 2, "两": 2, "二": 2, "四": 4, "八": 8, "单": 1}
 _COUNT = r"(?:(?P<n>\d{1,3}|one|two|three|four|six|eight|sixteen|dual|quad|multiple|several|multi|两|二|四|八|单)\s*(?:[x×*]|张|卡|块)?\s*(?:(?:nvidia|geforce|tesla)\s+)*)?"
 _NVIDIA = (
-    r"(?P<rtx>(?:rtx\s*)?(?:[2-5]0[5-9]0)(?:\s*ti|\s*super)?s?\b)"
-    r"|(?P<ws>rtx\s*a[2-6]000|\ba[2-6]000\b|rtx\s*[2-6]000\s*ada|l40s?\b|\bl4\b|\ba10g?\b|\ba40\b|\bt4\b)"
+    r"(?P<rtx>(?:rtx\s*|gtx\s*)?(?:[1-5]0[5-9]0)(?:\s*ti|\s*super)?s?\b)"
+    r"|(?P<ws>rtx\s*pro\s*\d{4}|rtx\s*a[2-6]000|\ba[2-6]000\b|rtx\s*\d{4}\s*ada|l40s?\b|\bl4\b|\ba10g?\b|\ba40\b|\bt4\b)"
     r"|(?P<dc>\b(?:a100|a800|h100|h800|h200|h20|v100|p100|b200|gb200|gh200)\b)"
     r"|(?P<titan>titan\s*(?:rtx|v|xp?))"
 )
@@ -54,10 +54,12 @@ def _canonical(m: re.Match[str]) -> tuple[str, str]:
     """(kind, model) as the vendor's tool prints the model name."""
     text = re.sub(r"\s+", " ", m.group(0)[len(m.group("n") or "") :]).strip()
     if m.group("rtx"):
-        digits = re.search(r"[2-5]0[5-9]0", m.group("rtx"))
+        digits = re.search(r"[1-5]0[5-9]0", m.group("rtx"))
         suffix = " Ti" if re.search(r"ti(?:s)?\b", m.group("rtx"), re.I) else ""
         suffix = " SUPER" if re.search(r"super", m.group("rtx"), re.I) else suffix
-        return "gpu", f"NVIDIA GeForce RTX {digits.group(0) if digits else text}{suffix}"
+        family = "GTX" if re.match(r"(?i)gtx", m.group("rtx").strip()) or (
+            digits and digits.group(0).startswith("1")) else "RTX"
+        return "gpu", f"NVIDIA GeForce {family} {digits.group(0) if digits else text}{suffix}"
     if m.group("ws"):
         return "gpu", "NVIDIA " + re.sub(r"(?i)^rtx\s*", "RTX ", m.group("ws").upper())
     if m.group("dc"):
