@@ -11,9 +11,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import tomllib
 from pathlib import Path
 from typing import Any
+
+import tomllib
 
 from dsl.api import DEFAULT_CASES
 from kb.cli.common import add_cases_option, load_kb

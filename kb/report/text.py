@@ -66,6 +66,7 @@ def _line(ln: EvidenceLine, style: Style, indent: str = "      ") -> list[str]:
 def _missing(items: list[Missing], style: Style, indent: str = "    ") -> list[str]:
     out = []
     seen: set[str] = set()
+    printed: set[str] = set()
     for miss in items:
         out.append(f"{indent}- {miss.description}")
         if miss.cases:
@@ -74,7 +75,12 @@ def _missing(items: list[Missing], style: Style, indent: str = "    ") -> list[s
             seen.add(miss.note)
             out.append(f"{indent}  {style.dim(miss.note)}")
         for cmd in miss.commands:
-            for i, cmd_line in enumerate(cmd.splitlines()):
+            lines = cmd.splitlines() or [""]
+            if lines[0] in printed:
+                out.append(f"{indent}    {style.dim('(the same command as above)')}")
+                continue
+            printed.add(lines[0])
+            for i, cmd_line in enumerate(lines):
                 prefix = "$ " if i == 0 else "  "
                 out.append(f"{indent}    {style.bold(prefix + cmd_line)}")
     return out

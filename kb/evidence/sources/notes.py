@@ -7,8 +7,8 @@ import re
 
 from kb.evidence.facts import Device, PackageCapture
 from kb.evidence.sources.base import WholeFileSource
-from kb.evidence.sources.reported import device_mentions, versions_in
 from kb.evidence.sources.python_source import PythonSource
+from kb.evidence.sources.reported import device_mentions, versions_in
 
 # a word that names a person's prose anywhere in the name: issue.md, user_report.txt,
 # hardware_note.txt, bug-description.txt, 问题描述.txt

@@ -94,9 +94,7 @@ def device_mentions(text: str) -> list[tuple[int, str, str]]:
         count = int(raw) if raw.isdigit() else _COUNT_WORDS.get(raw, 1)
         if not 1 <= count <= 64:
             count = 1
-        if model not in out and len(out) < MAX_FACTS:
-            out[model] = (count, kind, model)
-        elif model in out and count > out[model][0]:
+        if (model not in out and len(out) < MAX_FACTS) or (model in out and count > out[model][0]):
             out[model] = (count, kind, model)
     for model in list(out):  # "Atlas 800T A2 (910B3)": the chip's name says more
         if any(other != model and other.startswith(model) for other in out):

@@ -1,0 +1,111 @@
+"""`kb eval` and the real-incident corpus: metadata is checked, figures are computed from
+what the diagnosis really named, and CI holds them to the floors in pyproject.toml."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from dsl.compiler import load_knowledge_base
+from kb.cli.eval import breaches, read_bounds
+from kb.cli.main import main
+from kb.evaluation import evaluate
+from kb.incidents import read_meta
+
+ROOT = Path(__file__).resolve().parents[2]
+CASES = ROOT / "cases"
+P2P = CASES / "nccl-p2p-consumer-gpu-hang"
+
+
+def test_every_stored_incident_has_valid_metadata() -> None:
+    metas = [read_meta(p.parent) for p in CASES.glob("*/fixtures/*/*/incident.yaml")]
+    assert len(metas) >= 100
+    bad = [m for m in metas if not hasattr(m, "source")]
+    assert not bad, bad[:3]
+
+
+def test_bad_metadata_is_reported_not_raised(tmp_path: Path) -> None:
+    (tmp_path / "incident.yaml").write_text("source: ftp://x\ncase: [1\n", encoding="utf-8")
+    assert isinstance(read_meta(tmp_path), str)
+    (tmp_path / "incident.yaml").write_text(
+        "source: not-a-url\ncase: none\nstatus: confirmed\nestablished: long enough text\n",
+        encoding="utf-8")
+    problem = read_meta(tmp_path)
+    assert isinstance(problem, str) and "source" in problem
+    assert read_meta(tmp_path / "missing") is None
+
+
+def test_the_metadata_file_is_not_read_as_evidence(capsys: pytest.CaptureFixture[str]) -> None:
+    folder = next(P2P.glob("fixtures/positive/*/incident.yaml")).parent
+    assert main(["evidence", str(folder), "--format", "json"]) == 0
+    facts = json.loads(capsys.readouterr().out)["facts"]
+    assert "incident.yaml" not in {f["path"] for f in facts["files"]}
+    assert any(s["path"] == "incident.yaml" for s in facts["skipped"])
+
+
+def _pack(tmp_path: Path, expected: str, near_miss_of: str | None) -> Path:
+    """A one-case pack holding a copy of a real P2P incident, relabelled."""
+    case = tmp_path / "pack" / "nccl-p2p-consumer-gpu-hang"
+    text = (P2P / "case.kb").read_text(encoding="utf-8")
+    head = text[: text.index('\n  fixture "')] + "\n}\n"
+    source = P2P / "fixtures" / "positive" / "gh-nccl-tests-117-rtx4090x2-allreduce-perf-hang"
+    kind = "negative" if near_miss_of else "positive"
+    target = case / "fixtures" / kind / "incident"
+    shutil.copytree(source, target)
+    (case / "case.kb").write_text(head, encoding="utf-8")
+    meta = (f"source: https://example.org/thread\ncase: {expected}\n"
+            f"near_miss_of: {near_miss_of or 'null'}\nstatus: confirmed\n"
+            "established: A relabelled copy for the test.\n")
+    (target / "incident.yaml").write_text(meta, encoding="utf-8")
+    return case.parent
+
+
+def test_figures_follow_what_was_named(tmp_path: Path) -> None:
+    pack = _pack(tmp_path / "a", "nccl-p2p-consumer-gpu-hang", None)
+    ev = evaluate(load_knowledge_base([pack], with_env=False))
+    figures = ev.figures()
+    assert figures["incidents"] == 1 and figures["top1"] == 1.0 and figures["top3"] == 1.0
+    # the same evidence labelled as a near miss of the case it matches is a false positive
+    pack = _pack(tmp_path / "b", "none", "nccl-p2p-consumer-gpu-hang")
+    ev = evaluate(load_knowledge_base([pack], with_env=False))
+    assert ev.figures()["near_miss_likely_or_better"] == 1.0
+    assert ev.figures()["uncovered_silent"] == 0
+
+
+def test_bounds_are_read_and_breaches_named(tmp_path: Path) -> None:
+    bounds = read_bounds(ROOT / "pyproject.toml")
+    assert bounds["top1"] > 0 and "near_miss_confirmed" in bounds
+    figures = {"top1": bounds["top1"] - 0.01, "top3": 1.0, "top1_likely_or_better": 1.0,
+               "near_miss_likely_or_better": 0.0, "near_miss_confirmed": 0.5}
+    found = breaches(figures, bounds)
+    assert any(b.startswith("top1 ") for b in found)
+    assert any(b.startswith("near_miss_confirmed") for b in found)
+    bad = tmp_path / "p.toml"
+    bad.write_text("[tool", encoding="utf-8")
+    with pytest.raises(ValueError):
+        read_bounds(bad)
+
+
+def test_kb_eval_meets_the_committed_floors(capsys: pytest.CaptureFixture[str]) -> None:
+    """The CI gate: real-incident accuracy never falls below what pyproject.toml records."""
+    code = main(["eval", "--check", "--format", "json"])
+    out, err = capsys.readouterr()
+    data = json.loads(out)
+    assert code == 0, err
+    assert data["schema"] == "kb.eval/v1" and not data["problems"]
+    assert data["figures"]["near_miss_confirmed"] == 0.0
+
+
+def test_the_site_page_shows_the_current_figures() -> None:
+    """The "How well it works" page holds `kb eval`'s own output, so it cannot drift."""
+    from kb.cli.common import load_kb
+    from kb.cli.eval import render_text
+
+    args = argparse.Namespace(cases=[], no_bundled=False, no_cache=False)
+    page = (ROOT / "site" / "reference" / "how-well-it-works.md").read_text(encoding="utf-8")
+    block = page.split("```text\n", 1)[1].split("\n```", 1)[0]
+    assert block == render_text(evaluate(load_kb(args)), verbose=False)

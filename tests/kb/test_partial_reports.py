@@ -1,0 +1,91 @@
+"""What users really post: one rank's traceback, a partial NCCL log, a paragraph. The three
+reports the issue on real evidence names must reach "likely" or better, with what would
+confirm them; a level comes with the report's first line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kb.cli.main import main
+from kb.fixtures import default_roots, knowledge_base_for
+from kb.match.diagnose import diagnose_bundle, read_bundle
+
+STRONG = ("confirmed", "likely")
+
+
+def _diagnose(folder: Path) -> list[tuple[str, str]]:
+    kb = knowledge_base_for(default_roots())
+    diagnosis = diagnose_bundle(kb, read_bundle(kb, str(folder), workers=1))
+    return [(v.id, v.level) for v in diagnosis.ranked]
+
+
+def _write(root: Path, files: dict[str, str]) -> Path:
+    for name, text in files.items():
+        (root / name).write_text(text, encoding="utf-8")
+    return root
+
+
+def test_veth_interface_in_a_single_nccl_console(tmp_path: Path) -> None:
+    folder = _write(tmp_path, {
+        "console.log": (
+            "node2:1450:1450 [1] NCCL INFO Bootstrap : Using [0]eno4:10.3.68.117<0> "
+            "[1]vethe94aab9:fe80::a86b:69ff:fe67:e3fe%vethe94aab9<0>\n"
+            "node2:1450:1450 [1] NCCL INFO NET/Socket : Using [0]eno4:10.3.68.117<0> "
+            "[1]vethe94aab9:fe80::a86b:69ff:fe67:e3fe%vethe94aab9<0>\n"
+            "node2:1450:1489 [1] NCCL INFO Call to connect returned Connection timed out, "
+            "retrying\n"),
+        "notes.md": "When used DDP multi nodes, NCCL Connection timed out.\n",
+    })
+    ranked = _diagnose(folder)
+    assert ranked and ranked[0][0] == "nccl-socket-wrong-interface"
+    assert ranked[0][1] in STRONG
+
+
+def test_the_4090_sentence_and_a_gdb_backtrace(tmp_path: Path) -> None:
+    folder = _write(tmp_path, {
+        "issue.md": ("NCCL all_reduce_perf test hangs with multiple RTX 4090 GPUs, works fine "
+                     "when I swap in 2080tis\n"),
+        "gdb-backtrace.txt": ("#0  0x00007f1c in cudaStreamQuery () from libcudart.so.11.0\n"
+                              "#1  0x000055d1 in testStreamSynchronize (ngpus=2) at "
+                              "common.cu:479\n"),
+    })
+    ranked = _diagnose(folder)
+    assert ranked[0] == ("nccl-p2p-consumer-gpu-hang", "likely")
+
+
+def test_rank1_save_timeout_with_a_barrier_shaped_allreduce(tmp_path: Path) -> None:
+    folder = _write(tmp_path, {
+        "rank1.log": (
+            "[rank1]:[E ProcessGroupNCCL.cpp:563] [Rank 1] Watchdog caught collective operation "
+            "timeout: WorkNCCL(SeqNum=48213, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, "
+            "Timeout(ms)=1800000) ran for 1800472 milliseconds before timing out.\n"),
+        "notes.md": "Multi GPU timeout on save checkpoint\n",
+    })
+    ranked = _diagnose(folder)
+    assert ranked[0] == ("eval-save-collective-deadlock", "likely")
+
+
+def test_a_near_miss_stays_below_likely(tmp_path: Path) -> None:
+    """The same words with P2P already off is not the P2P case."""
+    folder = _write(tmp_path, {
+        "issue.md": ("Training hangs on 4x RTX 4090. Setting NCCL_P2P_DISABLE=1 does not help, "
+                     "it still hangs.\n"),
+    })
+    assert ("nccl-p2p-consumer-gpu-hang", "likely") not in _diagnose(folder)
+
+
+def test_the_report_leads_with_the_level_and_what_would_confirm_it(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    folder = _write(tmp_path, {"issue.md": "Multi GPU timeout on save checkpoint; 4x A100, it "
+                                           "hangs forever at the checkpoint step\n"})
+    code = main(["diagnose", "--evidence", str(folder)])
+    out = capsys.readouterr().out
+    assert code == 0
+    first = out.splitlines()[0]
+    assert first.startswith("Most likely: eval-save-collective-deadlock (likely")
+    assert "to confirm it, collect:" in out
+    assert "['notes']" not in out and "rank -1" not in out
+    steps = [ln.strip() for ln in out.splitlines() if ln.strip().startswith("$ ")]
+    assert len(steps) == len(set(steps)), "a collect command is repeated"
