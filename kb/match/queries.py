@@ -223,7 +223,12 @@ def eval_env(q: m.EnvQuery, ctx: Context) -> QueryResult:
 
 def _devices(facts: Facts) -> list[Any]:
     """Devices a tool listed; only when none did, the ones the user named."""
-    return [d for d in facts.devices if not d.reported] or facts.devices
+    listed = [d for d in facts.devices if not d.reported]
+    said = [d for d in facts.devices if d.reported]
+    # `accelerate env` names the GPU type once; "8x RTX 3090" in the user's words says how many
+    if listed and len(said) > len(listed) and {d.model for d in listed} <= {d.model for d in said}:
+        return said
+    return listed or said
 
 
 def eval_hardware(q: m.HardwareQuery, ctx: Context) -> QueryResult:

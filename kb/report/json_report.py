@@ -1,9 +1,10 @@
 """A diagnosis as JSON following the versioned `kb.diagnosis/v1` contract.
 
 Top level: `schema`, `evidence_root`, `evidence` (the summary of what was read),
-`matches` best first (each: `id`, `title`, `score` 0..1, `confidence`, `culprit_rank`,
-`evidence` as a list of `{query, file, line, rank, text}`, `missing`, `against`,
-`remedies`, `page`), `near_misses`, `distinctions`, and for no match `suspicious`,
+`matches` best first, confirmed or likely (each: `id`, `title`, `score` 0..1, `level`,
+`confidence`, `culprit_rank`, `evidence` as a list of `{query, file, line, rank, text}`,
+`missing`, `against`, `remedies`, `page`), `possible` (the same shape, weaker signs only),
+`near_misses`, `distinctions`, and for no match `suspicious`,
 `last_progress` and `next_steps`.
 """
 
@@ -49,6 +50,7 @@ def _verdict(v: Verdict, kb: KnowledgeBase) -> dict[str, Any]:
         "id": v.id,
         "title": v.title,
         "score": v.score,
+        "level": v.level,
         "confidence": v.confidence,
         "culprit_rank": v.culprit_rank,
         "evidence": [_line(q, ln) for q, ln in v.evidence],
@@ -67,6 +69,7 @@ def render_json(diagnosis: Diagnosis, kb: KnowledgeBase) -> str:
         "evidence_root": diagnosis.evidence_root,
         "evidence": diagnosis.evidence,
         "matches": [_verdict(v, kb) for v in diagnosis.matches],
+        "possible": [_verdict(v, kb) for v in diagnosis.possible],
         "near_misses": [{"id": v.id, "title": v.title, "score": v.score,
                          "conditions": [c.model_dump(mode="json") for c in v.clauses],
                          "against": v.against_reasons,

@@ -36,10 +36,30 @@ def _missing(items: list[Missing]) -> list[str]:
     return out
 
 
+def _candidates(diagnosis: Diagnosis) -> list[str]:
+    """The weaker candidates, as the text report lists them: possible, then partly matching."""
+    out: list[str] = []
+    if diagnosis.possible:
+        out += ["### Possible, from weaker signs", ""]
+        for v in diagnosis.possible:
+            signs = ", ".join(dict.fromkeys(name for name, _ in v.evidence)) or "weaker signs"
+            out.append(f"- `{v.id}`: {v.title} (signs: {signs}) [Case page]({v.page})")
+        out.append("")
+    if diagnosis.near_misses:
+        out += ["### Partly matching", ""]
+        for v in diagnosis.near_misses:
+            failed = [c.text for c in v.clauses if c.role == "require" and c.truth.value != "true"]
+            out.append(f"- `{v.id}` (score {v.score:.2f}): missing {'; '.join(failed) or '-'}")
+        out.append("")
+    return out
+
+
 def render_markdown(diagnosis: Diagnosis, kb: KnowledgeBase) -> str:
     out = ["## kb diagnose", "", f"Evidence: `{diagnosis.evidence_root}`", ""]
     if not diagnosis.matches:
-        out += ["**No known case matches this evidence.**", ""]
+        out += ["**No known case is confirmed or likely.**" if diagnosis.possible
+                else "**No known case matches this evidence.**", ""]
+        out += _candidates(diagnosis)
         if diagnosis.suspicious:
             out += ["### Most suspicious lines per rank", ""]
             rows = [(f"rank {r}", ln) for r, lines in diagnosis.suspicious.items() for ln in lines]
@@ -50,8 +70,8 @@ def render_markdown(diagnosis: Diagnosis, kb: KnowledgeBase) -> str:
         out.append(f"### {i}. {v.title} (`{v.id}`)")
         out.append("")
         culprit = f", culprit rank **{v.culprit_rank}**" if v.culprit_rank is not None else ""
-        out.append(f"Score **{v.score:.2f}**, confidence **{v.confidence}**{culprit}. "
-                   f"[Case page]({v.page})")
+        out.append(f"Level **{v.level}**, score **{v.score:.2f}**, confidence "
+                   f"**{v.confidence}**{culprit}. [Case page]({v.page})")
         out.append("")
         if v.evidence:
             out += ["<details><summary>Evidence</summary>", ""]

@@ -17,6 +17,8 @@ pip freeze capture. They feed the same facts as the captures, marked as reported
 [(16, 'Ascend 910B')]
 >>> versions_in("torch 2.1.0+cu121, accelerate==1.0.1, NCCL 2.18.3, CANN 8.0.RC2")
 [('torch', '2.1.0'), ('accelerate', '1.0.1'), ('nccl', '2.18.3'), ('cann', '8.0.RC2')]
+>>> versions_in("the installed accelerate is 1.0.1")
+[('accelerate', '1.0.1')]
 >>> versions_in("pytorch 1.7.x (torch1.6 is ok)")
 [('torch', '1.7'), ('torch', '1.6')]
 """
@@ -44,7 +46,7 @@ _PACKAGES = {
 }  # fmt: skip
 _VERSION = re.compile(
     r"(?<![\w-])(?P<name>" + "|".join(f"(?:{v})" for v in _PACKAGES.values()) + r")"
-    r"\s*(?:version\s*)?(?:==|=|:|\s+v?|v)?\s*(?P<version>\d+\.\d+(?:\.\d+)?(?:\.?(?:rc|RC|post|a|b)\d*)?)",
+    r"\s*(?:version\s*)?(?:(?:is|was|at)\s+)?(?:==|=|:|\s+v?|v)?\s*(?P<version>\d+\.\d+(?:\.\d+)?(?:\.?(?:rc|RC|post|a|b)\d*)?)",
     re.IGNORECASE,
 )
 MAX_FACTS = 32
