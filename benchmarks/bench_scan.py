@@ -254,6 +254,11 @@ def startup(out: Path) -> tuple[float, float, int]:
     return walls[0], walls[len(walls) // 2], code
 
 
+def _rate(mb_per_s: float) -> str:
+    """MB/s with two significant figures below 10 (a small folder's first run is slow)."""
+    return f"{mb_per_s:.2g}" if mb_per_s < 10 else f"{mb_per_s:.0f}"
+
+
 def _row(name: str, npat: int, files: int, r: dict[str, Any] | str) -> str:
     if isinstance(r, str):
         return f"| {name} | {npat} | {files} | - | - | - | - | - | {r[:60]} |"
@@ -266,7 +271,7 @@ def _row(name: str, npat: int, files: int, r: dict[str, Any] | str) -> str:
     )
     return (
         f"| {name} | {npat} | {files} | {mb:.0f} | {r['seconds']:.2f} | "
-        f"{mb / r['seconds']:.0f} | {r['peak_mb']:.0f} | {comp} | {matched} |"
+        f"{_rate(mb / r['seconds'])} | {r['peak_mb']:.0f} | {comp} | {matched} |"
     )
 
 
