@@ -106,6 +106,32 @@ def test_the_site_page_shows_the_current_figures() -> None:
     from kb.cli.eval import render_text
 
     args = argparse.Namespace(cases=[], no_bundled=False, no_cache=False)
+    report = render_text(evaluate(load_kb(args)), verbose=False)
     page = (ROOT / "site" / "reference" / "how-well-it-works.md").read_text(encoding="utf-8")
     block = page.split("```text\n", 1)[1].split("\n```", 1)[0]
-    assert block == render_text(evaluate(load_kb(args)), verbose=False)
+    assert block == report, "run scripts/update_eval_figures.py"
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    head = readme.split("```text\nReal incidents:", 1)[1].split("\n```", 1)[0]
+    assert "Real incidents:" + head == "\n".join(report.splitlines()[:10]).rstrip()
+
+
+def test_floors_are_only_ever_raised() -> None:
+    """Each committed floor is at least the one of the commit before (ceilings at most)."""
+    import subprocess
+    import tomllib
+
+    def bounds_at(rev: str) -> dict[str, float] | None:
+        shown = subprocess.run(["git", "show", f"{rev}:pyproject.toml"], cwd=ROOT,
+                               capture_output=True, text=True, check=False)
+        if shown.returncode != 0:
+            return None  # no such commit (a fresh history) or no git
+        table = tomllib.loads(shown.stdout).get("tool", {}).get("kb", {}).get("eval", {})
+        return {k.replace("-", "_"): float(v) for k, v in table.items()}
+
+    now = read_bounds(ROOT / "pyproject.toml")
+    before = bounds_at("HEAD") or {}
+    from kb.cli.eval import BOUNDS
+
+    for key, value in before.items():
+        if key in now and key in BOUNDS:
+            assert (now[key] >= value) if BOUNDS[key] else (now[key] <= value), key

@@ -93,6 +93,14 @@ def literal_phrase(pattern: str) -> str:
     return max(chunks, key=len, default="")
 
 
+def _refs(expr: m.Expr) -> list[m.Ref]:
+    if isinstance(expr, m.Ref):
+        return [expr]
+    if isinstance(expr, m.Not):
+        return _refs(expr.operand)
+    return [r for o in expr.operands for r in _refs(o)]
+
+
 def searchable_error(extra_cases: Path) -> tuple[str, str]:
     """(error string, case id): a log pattern's words found in exactly one case's patterns.
 
@@ -108,8 +116,12 @@ def searchable_error(extra_cases: Path) -> tuple[str, str]:
                                   .read_text(encoding="utf-8").lower())) for c in cases}
     best: tuple[int, int, str, str] | None = None
     for case in cases:
+        # an error a user would paste: a query that proves or signals the case, not one
+        # that only rules it out
+        signals = {r.name for c in case.condition.clauses
+                   if c.role in (m.Role.REQUIRED, m.Role.LIKELY) for r in _refs(c.expr)}
         for q in case.queries:
-            if not isinstance(q, m.LogQuery):
+            if not isinstance(q, m.LogQuery) or q.name not in signals:
                 continue
             for phrase in (c.strip() for c in _META.split(q.pattern.pattern)):
                 words = set(re.findall(r"[a-z]{3,}", phrase.lower()))
