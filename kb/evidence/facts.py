@@ -115,6 +115,10 @@ class WatchdogTimeout:
     seq: int | None = None
     timeout_ms: int | None = None
     elapsed_ms: int | None = None
+    # PyTorch >= 2.2 also says where the rank's queue stood: "last enqueued work: 55487,
+    # last completed work: 55484"; ranks whose numbers differ issued different collectives
+    last_enqueued: int | None = None
+    last_completed: int | None = None
     evidence: EvidenceLine
 
 

@@ -29,6 +29,8 @@ from kb.evidence.scanning import PatternSet, scan_stream
 from kb.evidence.selection import scanned_in
 from kb.evidence.sources.base import LineSource, WholeFileSource
 from kb.evidence.sources.text_log import TextLogSource
+from kb.evidence.unwrap import MAX_BYTES as UNWRAP_MAX_BYTES
+from kb.evidence.unwrap import unwrap
 from kb.scan.engine import Tally, _line_regex
 
 CASE = "<case>"
@@ -243,6 +245,11 @@ def _read(
                 )
                 finish_case_scan()
     if not issubclass(SOURCES[kind], WholeFileSource):
+        if f.size <= UNWRAP_MAX:
+            # a small paste: join the lines a terminal wrapped (numbering kept, see unwrap.py)
+            data = _read_up_to(body, UNWRAP_MAX + 1)
+            body = (io.BytesIO(unwrap(data)) if len(data) <= UNWRAP_MAX
+                    else PrefixedStream(data, stream))
         sources: dict[str, LineSource] = {c.name: c(ctx) for c in LINE_SOURCES}
         dispatch, finish_scan, muted, tally = _dispatcher(
             ctx, result, compiled, sources, compiled.log_set
@@ -274,6 +281,7 @@ def _read(
     result.world_size = max(ctx.world_sizes) if ctx.world_sizes else None
 
 
+UNWRAP_MAX = UNWRAP_MAX_BYTES
 SUBSET_FROM = 8 << 20  # files at least this large are scanned only for patterns that count there
 
 

@@ -299,19 +299,28 @@ def eval_collectives(q: m.CollectivesQuery, ctx: Context) -> QueryResult:
         return QueryResult(name=q.name, kind=q.kind, truth=truth,
                            detail="no 'Detected mismatch between collectives' report")
     if q.check == "seq-differs":
+        # where each rank's queue stood: "last enqueued work" when PyTorch printed it (>= 2.2),
+        # else the sequence number of the collective it timed out in
         seqs: dict[int, int] = {}
+        enqueued: dict[int, int] = {}
         lines = []
         for t in facts.watchdog_timeouts:
-            if t.rank is not None and t.seq is not None:
+            if t.rank is None:
+                continue
+            if t.last_enqueued is not None:
+                enqueued[t.rank] = t.last_enqueued
+                lines.append(t.evidence)
+            elif t.seq is not None:
                 seqs[t.rank] = t.seq
                 lines.append(t.evidence)
+        seqs.update(enqueued)
         if len(seqs) < q.min_ranks:
             return QueryResult(name=q.name, kind=q.kind, truth=Truth.UNKNOWN,
                                detail=f"watchdog sequence numbers from {len(seqs)} rank(s)")
         ok = len(set(seqs.values())) > 1
         return QueryResult(name=q.name, kind=q.kind, truth=Truth.TRUE if ok else Truth.FALSE,
                            lines=lines if ok else [],
-                           detail="timed-out SeqNum per rank: " + ", ".join(
+                           detail="queue position per rank: " + ", ".join(
                                f"rank {r}: {s}" for r, s in sorted(seqs.items())))
     per_rank: dict[int, list[Any]] = {}
     for op in facts.collectives:

@@ -89,3 +89,41 @@ def test_the_report_leads_with_the_level_and_what_would_confirm_it(
     assert "['notes']" not in out and "rank -1" not in out
     steps = [ln.strip() for ln in out.splitlines() if ln.strip().startswith("$ ")]
     assert len(steps) == len(set(steps)), "a collect command is repeated"
+
+
+def _wrap(text: str, width: int) -> str:
+    return "\n".join(text[i:i + width] for i in range(0, len(text), width))
+
+
+def test_lines_a_terminal_wrapped_are_read_whole(tmp_path: Path) -> None:
+    lines = [
+        f"[rank{r}]:[E ProcessGroupNCCL.cpp:563] [Rank {r}] Watchdog caught collective operation "
+        f"timeout: WorkNCCL(SeqNum={48213 + r}, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, "
+        "Timeout(ms)=1800000) ran for 1800472 milliseconds before timing out."
+        for r in (1, 2, 3)]
+    wrapped = "\n".join(_wrap(x, 100) for x in lines) + "\n"
+    assert "WorkNCCL(SeqNum" not in wrapped  # the wrap really cuts the message...
+    folder = _write(tmp_path, {"console.log": wrapped})
+    kb = knowledge_base_for(default_roots())
+    bundle = read_bundle(kb, str(folder), workers=1)
+    timeouts = bundle.facts.watchdog_timeouts
+    assert sorted(t.rank for t in timeouts) == [1, 2, 3]  # ...and read whole
+    assert {t.seq for t in timeouts} == {48214, 48215, 48216}
+    # numbering is kept: the joined text stands at the first line of each message
+    assert sorted(t.evidence.line for t in timeouts) == [1, 4, 7]
+
+
+def test_ranks_at_different_queue_positions_point_at_a_mismatch(tmp_path: Path) -> None:
+    folder = _write(tmp_path, {
+        f"rank{r}.log": (
+            f"[rank{r}]:[E1026 04:01:29.510593654 ProcessGroupNCCL.cpp:1684] [PG ID 0 PG GUID 0"
+            f"(default_pg) Rank {r}] Exception (either an error or timeout) detected by watchdog "
+            f"at work: {pos}, last enqueued NCCL work: {pos}, last completed NCCL work: "
+            f"{pos - 1}.\n")
+        for r, pos in ((0, 80078), (1, 80078), (2, 80077))})
+    kb = knowledge_base_for(default_roots())
+    diagnosis = diagnose_bundle(kb, read_bundle(kb, str(folder), workers=1))
+    verdict = next(v for v in diagnosis.ranked if v.id == "collective-mismatch-across-ranks")
+    held = {q.name: q for q in verdict.queries}
+    assert held["queue_positions_differ"].truth.value == "true"
+    assert "rank 2: 80077" in held["queue_positions_differ"].detail

@@ -10,6 +10,12 @@ fingerprints, "Detected mismatch between collectives", NCCL errors raised to Pyt
 ('allreduce', 12, 32, 'Float')
 >>> parse_fingerprint("CollectiveFingerPrint(SequenceNumber=513876813OpType=BROADCAST)")
 ('broadcast', 513876813, None, None)
+>>> parse_progress("failure detected by watchdog at work sequence id: 55485 PG status: last enqueued work: 55487, last completed work: 55484")
+(55485, 55487, 55484)
+>>> parse_progress("Exception (either an error or timeout) detected by watchdog at work: 80078, last enqueued NCCL work: 80078, last completed NCCL work: 80077.")
+(80078, 80078, 80077)
+>>> parse_progress("[Rank 1] Last enqueued NCCL work: 21936, last completed 21936")
+(None, 21936, 21936)
 """
 
 from __future__ import annotations
@@ -33,6 +39,9 @@ _MISMATCH = re.compile(
     r"Rank (\d+) is running (?:inconsistent )?collective: (?:CollectiveFingerPrint\((.*?)\)[,.]|(\w+))"
     r"(?:.*?but Rank (\d+) is running (?:inconsistent )?collective: (?:CollectiveFingerPrint\((.*?)\)\.|(\w+)))?"
 )
+_AT_WORK = re.compile(r"(?:at work sequence id|detected by watchdog at work|Timeout at NCCL work): (\d+)")
+_ENQUEUED = re.compile(r"last enqueued (?:NCCL )?work: (\d+)", re.I)
+_COMPLETED = re.compile(r"last completed (?:NCCL )?(?:work:? )?(-?\d+)", re.I)
 _HEAD = re.compile(
     r"\[rank\d+\]:|ProcessGroup(NCCL|HCCL|Gloo)|torch\.distributed|Traceback \(most recent call last\)|CollectiveFingerPrint"
 )
@@ -53,6 +62,17 @@ def parse_work(text: str) -> tuple[str, int | None, int | None, int | None] | No
         int(tmo.group(1)) if tmo else None,
         int(m.group(2)),
     )
+
+
+def parse_progress(text: str) -> tuple[int | None, int | None, int | None] | None:
+    """(work that failed, last enqueued, last completed) from a PG status line."""
+    enq = _ENQUEUED.search(text)
+    if not enq:
+        return None
+    at = _AT_WORK.search(text)
+    done = _COMPLETED.search(text)
+    return (int(at.group(1)) if at else None, int(enq.group(1)),
+            int(done.group(1)) if done else None)
 
 
 def parse_fingerprint(text: str) -> tuple[str, int | None, int | None, str | None] | None:
@@ -82,6 +102,7 @@ class PyTorchSource(LineSource):
         "detail": (r"Running collective: CollectiveFingerPrint", False),
         "mismatch": (r"Detected mismatch between collectives", False),
         "pg_status": (r"failure detected by watchdog at work sequence id", False),
+        "progress": (r"last enqueued (NCCL )?work: \d+", True),
         "errors": (
             r"NCCL error in: |Process group watchdog thread terminated|Some NCCL operations have failed"
             r"|DistBackendError|Finished writing NCCLPG debug info",
@@ -115,6 +136,13 @@ class PyTorchSource(LineSource):
                     )
                 )  # fmt: skip
             self.ctx.suspicious(line, self.name)
+        elif key == "progress":
+            progress = parse_progress(line.body)
+            if progress and len(facts.watchdog_timeouts) < 4096:
+                at, enqueued, completed = progress
+                facts.watchdog_timeouts.append(WatchdogTimeout(
+                    rank=line.rank, op="unknown", seq=at, last_enqueued=enqueued,
+                    last_completed=completed, evidence=self.ctx.evidence(line, self.name)))
         elif key == "detail":
             fp = parse_fingerprint(line.body.split("Running collective:", 1)[1])
             if fp:

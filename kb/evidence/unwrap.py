@@ -1,0 +1,80 @@
+"""Joining log lines that a terminal or a browser wrapped when the user copied them.
+
+A pasted console often has its long lines cut at the window's width: `…NumelIn=1, NumelOut=5`
+then `164000, Timeout(ms)=600000)`. A pattern then misses the message it was written for. Only
+small pasted files are considered, and only two sure signs count as a wrap:
+
+- the line has exactly the width several other lines of the file have (the terminal's
+  width), and the next line does not start like a log line of its own;
+- the line ends inside a number or after `=` and the next line goes on with digits.
+
+The joined text takes the first line's number and the second line is left empty, so every
+other line keeps its number and `file:line` references stay true.
+
+>>> unwrap(b"x [Rank 1] WorkNCCL(SeqNum=5, NumelOut=5\\n164000, Timeout(ms)=600000)\\nnext\\n")
+b'x [Rank 1] WorkNCCL(SeqNum=5, NumelOut=5164000, Timeout(ms)=600000)\\n\\nnext\\n'
+>>> a = b"h:1:2 [0] NCCL INFO NET/Socket : Using [0]eno4:10.3.68.117<0> [1]vethe94aab9:fe8"
+>>> b = b"h:1:2 [1] NCCL INFO Bootstrap : Using [0]eno4:10.3.68.117<0> [1]vethe94aab9:fe80"
+>>> len(a), len(b)
+(80, 80)
+>>> unwrap(a + b"\\n0::a86b<0>\\n" + b + b"\\n::a86b<0>\\n").split(b"\\n")[2:]
+[b'h:1:2 [1] NCCL INFO Bootstrap : Using [0]eno4:10.3.68.117<0> [1]vethe94aab9:fe80::a86b<0>', b'', b'']
+>>> unwrap(b"host:1:2 [0] NCCL INFO one\\nhost:1:2 [0] NCCL INFO two\\n")
+b'host:1:2 [0] NCCL INFO one\\nhost:1:2 [0] NCCL INFO two\\n'
+>>> bar = b"Map (num_proc=8):  12%|" + b"#" * 50
+>>> unwrap(bar + b"\\n" + bar + b"\\n") == bar + b"\\n" + bar + b"\\n"
+True
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+MAX_BYTES = 1 << 20  # larger files were not pasted by hand
+MIN_WIDTH = 60  # narrower "widths" are ordinary short lines
+# the start of a line of its own: a launcher/rank/NCCL prefix, a timestamp, a traceback line,
+# glog severity, indentation, a table or comment mark
+_STARTS = re.compile(
+    rb"^(\s|\[|#|\||\+|-|=|>|\$|\d{4}-\d\d-\d\d|\d\d:\d\d:\d\d|[A-Z]\d{4} |[\w.-]+:\d+:\d+ \[\d+\]"
+    rb"|Traceback|File \"|During handling|The above exception|[A-Za-z_.]*(Error|Exception|Warning)\b"
+    rb"|(NCCL|INFO|WARN|WARNING|ERROR|DEBUG|torch|RuntimeError|ncclRemoteError)\b)"
+)
+_ENDS_IN_NUMBER = re.compile(rb"(\d|=)$")
+_GOES_ON_WITH_DIGITS = re.compile(rb"^\d+[,)\]]|^\d+$|^\d+ ")
+
+
+def unwrap(data: bytes) -> bytes:
+    """The same bytes with wrapped lines joined (line count and numbering unchanged)."""
+    if len(data) > MAX_BYTES or b"\n" not in data:
+        return data
+    lines = data.split(b"\n")
+    widths = Counter(len(x.rstrip(b"\r")) for x in lines if len(x.rstrip(b"\r")) >= MIN_WIDTH)
+    width, seen = widths.most_common(1)[0] if widths else (0, 0)
+    terminal = width if seen >= 2 else 0
+    out = list(lines)
+    i = 0
+    while i < len(out) - 1:
+        line, nxt = out[i].rstrip(b"\r"), out[i + 1]
+        if not nxt.strip() or _STARTS.match(nxt) or nxt[:12] == line[:12]:
+            # a line that begins like the one before it is the next of a series (progress
+            # bars, repeated messages), not the rest of it
+            i += 1
+            continue
+        cut = (terminal and len(line) == terminal) or (
+            len(line) >= MIN_WIDTH // 2 and _ENDS_IN_NUMBER.search(line)
+            and _GOES_ON_WITH_DIGITS.match(nxt))
+        if not cut:
+            i += 1
+            continue
+        out[i] = line + nxt.rstrip(b"\r")
+        out[i + 1] = b""
+        # a line wrapped twice goes on in the next one; the emptied line keeps the count
+        j = i + 2
+        while (terminal and len(out[i]) % terminal == 0 and j < len(out) and out[j].strip()
+               and not _STARTS.match(out[j]) and len(out[j - 1]) == 0):
+            out[i] += out[j].rstrip(b"\r")
+            out[j] = b""
+            j += 1
+        i = j
+    return b"\n".join(out)
