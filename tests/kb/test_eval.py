@@ -4,14 +4,17 @@ what the diagnosis really named, and CI holds them to the floors in pyproject.to
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
+import subprocess
+import tomllib
 import shutil
 from pathlib import Path
 
 import pytest
 
 from dsl.compiler import load_knowledge_base
-from kb.cli.eval import breaches, read_bounds
+from kb.cli.eval import BOUNDS, breaches, read_bounds
 from kb.cli.main import main
 from kb.evaluation import evaluate
 from kb.incidents import read_meta
@@ -117,11 +120,6 @@ def test_the_site_page_shows_the_current_figures() -> None:
 
 def test_floors_are_only_ever_raised() -> None:
     """Along the history of pyproject.toml, no floor went down and no ceiling went up."""
-    import subprocess
-    import tomllib
-
-    from kb.cli.eval import BOUNDS
-
     def bounds_at(rev: str) -> dict[str, float]:
         shown = subprocess.run(["git", "show", f"{rev}:pyproject.toml"], cwd=ROOT,
                                capture_output=True, text=True, check=True)
@@ -133,7 +131,7 @@ def test_floors_are_only_ever_raised() -> None:
     revs = log.stdout.split()  # newest first
     history = [read_bounds(ROOT / "pyproject.toml")] + [bounds_at(r) for r in revs]
     assert any(history[1:]), "no committed floors in the history of pyproject.toml"
-    for newer, older in zip(history, history[1:], strict=False):
+    for newer, older in itertools.pairwise(history):
         for key, value in older.items():
             if key in newer and key in BOUNDS:
                 ok = newer[key] >= value if BOUNDS[key] else newer[key] <= value
