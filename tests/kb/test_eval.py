@@ -6,12 +6,12 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
-import subprocess
-import tomllib
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
+import tomllib
 
 from dsl.compiler import load_knowledge_base
 from kb.cli.eval import BOUNDS, breaches, read_bounds
