@@ -112,7 +112,8 @@ def _verdict(index: int, v: Verdict, kb: KnowledgeBase, style: Style) -> list[st
     if v.culprit_rank is not None:
         out.append(f"   culprit rank: {style.bold(str(v.culprit_rank))}")
     out.append("   condition:")
-    for c in v.clauses:
+    order = {"require": 0, "likely": 1, "possible": 2, "support": 3, "rule_out": 4}
+    for c in sorted(v.clauses, key=lambda c: order.get(c.role, 5)):
         mark = {"true": style.green("✔"), "false": style.red("✘"), "unknown": style.yellow("?")}
         out.append(f"     {mark[c.truth.value]} {c.role:<8} {c.text}")
     if v.evidence:
