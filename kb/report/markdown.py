@@ -6,6 +6,7 @@ from dsl.compiler import KnowledgeBase
 from kb.evidence.facts import EvidenceLine
 from kb.match.diagnose import Diagnosis
 from kb.match.results import Missing
+from kb.report.text import why_first
 
 
 def _fence(text: str, lang: str = "") -> list[str]:
@@ -66,6 +67,7 @@ def render_markdown(diagnosis: Diagnosis, kb: KnowledgeBase) -> str:
             out += [*_lines_table(rows), ""]
         out += ["### What to collect next", "", *_missing(diagnosis.next_steps)]
         return "\n".join(out).rstrip() + "\n"
+    out += [f"_{line.strip()}_" for line in why_first(diagnosis.ranked)] + [""]
     for i, v in enumerate(diagnosis.matches, 1):
         out.append(f"### {i}. {v.title} (`{v.id}`)")
         out.append("")

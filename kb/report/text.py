@@ -98,11 +98,29 @@ def headline(diagnosis: Diagnosis) -> list[str]:
         others = len(diagnosis.matches) - 1
         more = f"; {others} other case(s) also match" if others else ""
         return [f"Most likely: {best.id} ({LEVEL_WORDS[best.level]}{rank}){more}",
-                f"  {best.title}"]
+                f"  {best.title}", *why_first(diagnosis.ranked)]
     if diagnosis.possible:
         names = ", ".join(v.id for v in diagnosis.possible[:3])
-        return ["No known case is confirmed or likely.", f"Possible: {names}"]
+        return ["No known case is confirmed or likely.", f"Possible: {names}",
+                *why_first(diagnosis.possible)]
     return ["No known case matches this evidence."]
+
+
+def why_first(ranked: list[Verdict]) -> list[str]:
+    """One line on why the first candidate ranks above the second: its level, or its score
+    and the evidence only it has, and what speaks against the second."""
+    if len(ranked) < 2:
+        return []
+    first, second = ranked[0], ranked[1]
+    if first.level != second.level:
+        reason = f"it is {first.level}, {second.id} only {second.level}"
+    else:
+        own = sorted({n for n, _ in first.evidence} - {n for n, _ in second.evidence})
+        reason = f"score {first.score:.2f} vs {second.score:.2f}" + (
+            f"; only it has {', '.join(own[:4])}" if own else "")
+    against = f"; against {second.id}: {second.against_reasons[0]}" \
+        if second.against_reasons else ""
+    return [f"  ranked above {second.id}: {reason}{against}"]
 
 
 def _verdict(index: int, v: Verdict, kb: KnowledgeBase, style: Style) -> list[str]:

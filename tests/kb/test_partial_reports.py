@@ -127,3 +127,11 @@ def test_ranks_at_different_queue_positions_point_at_a_mismatch(tmp_path: Path) 
     held = {q.name: q for q in verdict.queries}
     assert held["queue_positions_differ"].truth.value == "true"
     assert "rank 2: 80077" in held["queue_positions_differ"].detail
+
+
+def test_the_ranking_is_explained(capsys: pytest.CaptureFixture[str]) -> None:
+    example = Path(__file__).resolve().parents[2] / "examples" / "hang-at-eval-8gpu"
+    assert main(["diagnose", "--evidence", str(example)]) == 0
+    third = capsys.readouterr().out.splitlines()[2]
+    assert third.startswith("  ranked above collective-mismatch-across-ranks: score 1.00 vs")
+    assert "main_only_collective" in third  # the evidence only the first case has
