@@ -172,9 +172,11 @@ def run_case(compiled: CompiledCase, bundle: Any) -> Verdict:
     level = verdict_level(clauses)
     matched = level in (m.Level.CONFIRMED, m.Level.LIKELY)
     unknown = sum(c.weight for c in scored if c.truth is Truth.UNKNOWN) / total
-    if level is m.Level.CONFIRMED and score >= 0.75 and unknown == 0:
-        confidence = "high"
-    elif (level is m.Level.CONFIRMED and score >= 0.5) or level is m.Level.LIKELY:
+    # the level says how sure; within "confirmed", evidence that is thin or partly missing
+    # (a single proving line, most supports unknown) is medium rather than high
+    if level is m.Level.CONFIRMED:
+        confidence = "high" if score >= 0.5 or unknown == 0 else "medium"
+    elif level is m.Level.LIKELY:
         confidence = "medium"
     else:
         confidence = "low"
