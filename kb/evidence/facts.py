@@ -115,9 +115,18 @@ class WatchdogTimeout:
     seq: int | None = None
     timeout_ms: int | None = None
     elapsed_ms: int | None = None
-    # PyTorch >= 2.2 also says where the rank's queue stood: "last enqueued work: 55487,
-    # last completed work: 55484"; ranks whose numbers differ issued different collectives
-    last_enqueued: int | None = None
+    evidence: EvidenceLine
+
+
+@dataclass(kw_only=True)
+class QueuePosition:
+    """Where a rank's collective queue stood when the watchdog fired (PyTorch >= 2.2:
+    "last enqueued work: 55487, last completed work: 55484"); ranks whose positions differ
+    issued different numbers of collectives."""
+
+    rank: int | None
+    failed_at: int | None = None
+    last_enqueued: int
     last_completed: int | None = None
     evidence: EvidenceLine
 
@@ -202,6 +211,7 @@ class Facts:
 
     collectives: list[CollectiveOp] = field(default_factory=list)
     watchdog_timeouts: list[WatchdogTimeout] = field(default_factory=list)
+    queue_positions: list[QueuePosition] = field(default_factory=list)
     mismatches: list[CollectiveMismatch] = field(default_factory=list)
     nccl_transports: list[NcclTransport] = field(default_factory=list)
     last_progress: dict[int, EvidenceLine] = field(default_factory=dict)  # rank -> line

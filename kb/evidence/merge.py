@@ -9,7 +9,8 @@ from kb.evidence.ranks import process_in_name
 
 _SCALARS = ("driver_version", "cuda_version", "cann_version", "nccl_version", "torch_cuda_version")
 _LISTS = (
-    "package_captures", "env_captures", "devices", "collectives", "watchdog_timeouts", "mismatches",
+    "package_captures", "env_captures", "devices", "collectives", "watchdog_timeouts",
+    "queue_positions", "mismatches",
     "nccl_transports", "suspicious", "stacks", "source_findings", "notes", "pasted", "process_failures",
     "conflicts",
 )  # fmt: skip

@@ -302,18 +302,15 @@ def eval_collectives(q: m.CollectivesQuery, ctx: Context) -> QueryResult:
         # where each rank's queue stood: "last enqueued work" when PyTorch printed it (>= 2.2),
         # else the sequence number of the collective it timed out in
         seqs: dict[int, int] = {}
-        enqueued: dict[int, int] = {}
         lines = []
         for t in facts.watchdog_timeouts:
-            if t.rank is None:
-                continue
-            if t.last_enqueued is not None:
-                enqueued[t.rank] = t.last_enqueued
-                lines.append(t.evidence)
-            elif t.seq is not None:
+            if t.rank is not None and t.seq is not None:
                 seqs[t.rank] = t.seq
                 lines.append(t.evidence)
-        seqs.update(enqueued)
+        for pos in facts.queue_positions:
+            if pos.rank is not None:
+                seqs[pos.rank] = pos.last_enqueued
+                lines.append(pos.evidence)
         if len(seqs) < q.min_ranks:
             return QueryResult(name=q.name, kind=q.kind, truth=Truth.UNKNOWN,
                                detail=f"watchdog sequence numbers from {len(seqs)} rank(s)")

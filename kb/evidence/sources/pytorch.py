@@ -24,7 +24,7 @@ import re
 from typing import ClassVar
 
 from kb.evidence.context import Line
-from kb.evidence.facts import CollectiveMismatch, WatchdogTimeout
+from kb.evidence.facts import CollectiveMismatch, QueuePosition, WatchdogTimeout
 from kb.evidence.sources.base import LineSource
 from kb.evidence.sources.collectives import CollectiveLog
 from kb.evidence.sources.common import log_score, normalize_op, product
@@ -64,7 +64,7 @@ def parse_work(text: str) -> tuple[str, int | None, int | None, int | None] | No
     )
 
 
-def parse_progress(text: str) -> tuple[int | None, int | None, int | None] | None:
+def parse_progress(text: str) -> tuple[int | None, int, int | None] | None:
     """(work that failed, last enqueued, last completed) from a PG status line."""
     enq = _ENQUEUED.search(text)
     if not enq:
@@ -138,10 +138,10 @@ class PyTorchSource(LineSource):
             self.ctx.suspicious(line, self.name)
         elif key == "progress":
             progress = parse_progress(line.body)
-            if progress and len(facts.watchdog_timeouts) < 4096:
+            if progress and len(facts.queue_positions) < 4096:
                 at, enqueued, completed = progress
-                facts.watchdog_timeouts.append(WatchdogTimeout(
-                    rank=line.rank, op="unknown", seq=at, last_enqueued=enqueued,
+                facts.queue_positions.append(QueuePosition(
+                    rank=line.rank, failed_at=at, last_enqueued=enqueued,
                     last_completed=completed, evidence=self.ctx.evidence(line, self.name)))
         elif key == "detail":
             fp = parse_fingerprint(line.body.split("Running collective:", 1)[1])
