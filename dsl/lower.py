@@ -369,7 +369,13 @@ class Lowerer:
     def fixture(self, block: s.BlockNode) -> m.FixtureExpectation | None:
         spec = sc.BLOCKS["fixture"]
         path = self.label_text(block, spec)
-        values, blocks = self.fields(block.items, spec, spec.fields, f'fixture "{path}"')
+        values, blocks = self.fields(block.items, spec, spec.fields, f'fixture "{path[:80]}"')
+        if not m.safe_fixture_path(path):
+            self.error(block.span, f'fixture "{path[:80]}" must name one folder under fixtures/: '
+                       '`positive/<name>` or `negative/<name>`, where <name> is letters, digits, '
+                       '`.`, `_` and `-` (no `..`, no `/`, at most 200 characters)',
+                       "bad-fixture-path")
+            return None
         if "expect" not in values:
             self.error(block.span, f'fixture "{path}" needs `expect match` or `expect no-match`',
                        "missing-field")

@@ -7,6 +7,8 @@ it came from so that later stages can still point at the right line.
 
 from __future__ import annotations
 
+import re
+
 from enum import Enum
 from typing import Annotated, Literal
 
@@ -240,6 +242,20 @@ class Symptom(Node):
 
 
 # --------------------------------------------------------------------------- fixtures
+
+
+# A fixture is one folder directly under the case's fixtures/positive or fixtures/negative:
+# never an absolute path, `..`, or a nested path (a case pack comes from strangers, and its
+# fixtures are read by `kb test` and published by the site build)
+FIXTURE_PATH = re.compile(r"(positive|negative)/(?!\.\.?$)[A-Za-z0-9._-]{1,200}")
+
+
+def safe_fixture_path(path: str) -> bool:
+    """
+    >>> [safe_fixture_path(p) for p in ("positive/a-b.c", "negative/../../x", "/etc", "positive/a/b")]
+    [True, False, False, False]
+    """
+    return FIXTURE_PATH.fullmatch(path) is not None
 
 
 class FixtureExpectation(Node):

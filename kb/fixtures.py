@@ -53,6 +53,16 @@ class FixtureOutcome:
         return self.spec.expectation.todo is not None
 
 
+def _own_folder(path: Path, base: Path) -> bool:
+    """A real folder of the case itself: not a link, and resolving under its fixtures."""
+    try:
+        return (not path.is_symlink() and path.is_dir()
+                and path.resolve().parent == base and m.safe_fixture_path(
+                    f"positive/{path.name}"))
+    except OSError:
+        return False
+
+
 def fixtures_of(case: m.Case) -> list[FixtureSpec]:
     """Every fixture folder of a case, with its declared or default expectation."""
     root = Path(case.folder) / "fixtures"
@@ -62,13 +72,16 @@ def fixtures_of(case: m.Case) -> list[FixtureSpec]:
         base = root / kind
         if not base.is_dir():
             continue
-        for folder in sorted(p for p in base.iterdir() if p.is_dir()):
+        inside = base.resolve()
+        for folder in sorted(p for p in base.iterdir() if _own_folder(p, inside)):
             rel = f"{kind}/{folder.name}"
             expectation = declared.get(rel) or m.FixtureExpectation(
                 path=rel, outcome="match" if kind == "positive" else "no-match"
             )
             specs[rel] = FixtureSpec(case.id, rel, folder, expectation)
     for rel, expectation in declared.items():
+        if not m.safe_fixture_path(rel):
+            continue  # never a folder outside the case: `kb check` rejects it with its line
         if rel not in specs:  # declared but missing on disk: `kb check` reports it too
             specs[rel] = FixtureSpec(case.id, rel, root / rel, expectation)
     return list(specs.values())

@@ -126,3 +126,31 @@ def test_kb_test_and_check_take_the_pack(pack: Path) -> None:
     run = subprocess.run([sys.executable, "-m", "kb.cli.main", "test", CASE_ID], env=env,
                          capture_output=True, text=True, timeout=300)
     assert "2 passed, 0 failed" in run.stdout.splitlines(), run.stdout + run.stderr
+
+
+def test_a_fixture_path_never_leaves_its_case(pack: Path, tmp_path: Path) -> None:
+    """A pack comes by pull request: `kb test` must not read, nor the site publish, files
+    outside the case folder through a fixture name or a linked fixture folder."""
+    from dsl.compiler import load_knowledge_base
+    from kb.cli.main import main
+    from kb.fixtures import fixtures_of
+
+    secret = tmp_path / "secret"
+    secret.mkdir()
+    (secret / "token.log").write_text("NCCL WARN NET/IB : Got completion from peer x with error 12\n",
+                                      encoding="utf-8")
+    folder = pack / "cases" / CASE_ID
+    (folder / "fixtures" / "negative" / "linked").symlink_to(secret, target_is_directory=True)
+    kb = load_knowledge_base([pack / "cases"], with_env=False)
+    (compiled,) = kb.cases
+    paths = {s.path for s in fixtures_of(compiled.case)}
+    assert paths == {"positive/ib-retry-exceeded", "negative/healthy-ib"}
+
+    case_file = folder / "case.kb"
+    text = case_file.read_text(encoding="utf-8").rstrip()
+    case_file.write_text(text[:-1] + '  fixture "positive/../../../secret" {\n    expect match\n'
+                         '  }\n  fixture "/etc" {\n    expect no-match\n  }\n}\n', encoding="utf-8")
+    assert main(["check", str(case_file)]) == 1
+    kb = load_knowledge_base([pack / "cases"], with_env=False)
+    bad = [d for d in kb.diagnostics if d.code == "bad-fixture-path"]
+    assert len(bad) == 2 and all(d.line > 30 and d.path.endswith("case.kb") for d in bad)
