@@ -185,13 +185,29 @@ def _iter_zip(
             if _nested(name):
                 skipped.append(SkippedFile(path=child, reason="nested archive (not opened)"))
                 continue
-            packed = max(info.compress_size, 1)
             yield InputFile(
                 display=child,
                 size=info.file_size,
-                opener=lambda i=info, p=packed: BoundedReader(  # type: ignore[misc]
-                    zf.open(i), budget, lambda: p
-                ),
+                opener=lambda i=info: _zip_member(zf, i, budget),  # type: ignore[misc]
                 gz=_gz(name),
                 budget=budget,
             )
+
+
+def _zip_member(zf: zipfile.ZipFile, info: zipfile.ZipInfo, budget: InflateBudget) -> BoundedReader:
+    """A zip member read under the inflation budget. The bomb ratio compares what was inflated
+    with the compressed bytes consumed so far, as for .gz, not with the whole member: a 1 GiB
+    text bomb otherwise inflates in full before the ratio is ever reached."""
+    member = zf.open(info)
+    total = max(info.compress_size, 1)
+
+    def consumed() -> int:
+        # CPython's ZipExtFile reads compressed data ahead of need; what the decompressor has
+        # not used yet (its unconsumed tail) does not count as consumed
+        left = getattr(member, "_compress_left", None)
+        if not isinstance(left, int):
+            return total
+        tail = getattr(getattr(member, "_decompressor", None), "unconsumed_tail", b"")
+        return max(total - left - (len(tail) if isinstance(tail, bytes) else 0), 1)
+
+    return BoundedReader(member, budget, consumed)

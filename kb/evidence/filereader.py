@@ -11,6 +11,8 @@ import io
 import lzma
 import os
 import re
+import tarfile
+import zipfile
 import zlib
 from collections import Counter, deque
 from collections.abc import Callable, Iterable, Sequence
@@ -158,7 +160,9 @@ def _read_up_to(stream: ByteStream, n: int) -> bytes:
     return b"".join(chunks)
 
 
-_READ_ERRORS = (OSError, EOFError, zlib.error, lzma.LZMAError, ValueError)
+# every way a stranger's file or archive member can fail to read: reported and skipped
+_READ_ERRORS = (OSError, EOFError, zlib.error, lzma.LZMAError, ValueError, zipfile.BadZipFile,
+                tarfile.TarError)
 
 
 def read_file(
@@ -183,10 +187,12 @@ def read_file(
             file=None, facts=Facts(), skipped=[SkippedFile(path=f.display, reason=str(exc))]
         )
     except _READ_ERRORS as exc:
+        what = "corrupt archive member" if isinstance(exc, zipfile.BadZipFile | tarfile.TarError) \
+            else "read error"
         return FileResult(
             file=None,
             facts=Facts(),
-            skipped=[SkippedFile(path=f.display, reason=f"read error: {exc}")],
+            skipped=[SkippedFile(path=f.display, reason=f"{what}: {exc}")],
         )
     finally:
         with contextlib.suppress(Exception):

@@ -20,12 +20,40 @@ _KEYS = ("compute_environment", "distributed_type", "num_processes", "mixed_prec
          "num_machines", "gpu_ids", "main_process_ip", "rdzv_backend", "fsdp_config", "deepspeed_config")  # fmt: skip
 
 
-def _plain(value: object) -> object:
-    """ruamel's CommentedMap/Seq to plain dict/list so the facts serialize."""
+MAX_NODES = 2000  # a real accelerate config has a few dozen values
+MAX_DEPTH = 12
+
+
+class _TooLarge(Exception):
+    pass
+
+
+def _plain(value: object, budget: list[int] | None = None, depth: int = 0) -> object:
+    """ruamel's CommentedMap/Seq to plain dict/list so the facts serialize, within a budget:
+    YAML aliases can make a few hundred bytes stand for billions of values ("billion
+    laughs"), and copying them out would exhaust memory.
+
+    >>> laughs = ["x"] * 9
+    >>> for _ in range(8):
+    ...     laughs = [laughs] * 9
+    >>> try:
+    ...     _plain({"a": laughs})
+    ... except _TooLarge as exc:
+    ...     print(exc)
+    more than 2000 values
+    """
+    budget = budget if budget is not None else [MAX_NODES]
+    budget[0] -= 1
+    if budget[0] < 0:
+        raise _TooLarge(f"more than {MAX_NODES} values")
+    if depth > MAX_DEPTH:
+        raise _TooLarge(f"nested deeper than {MAX_DEPTH} levels")
     if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
+        return {str(k)[:200]: _plain(v, budget, depth + 1) for k, v in value.items()}
     if isinstance(value, list):
-        return [_plain(v) for v in value]
+        return [_plain(v, budget, depth + 1) for v in value]
+    if isinstance(value, str):
+        return value[:1000]
     return value
 
 
@@ -53,6 +81,12 @@ class AccelerateConfigSource(WholeFileSource):
             )  # fmt: skip
             return
         if isinstance(data, dict):
-            plain = _plain(data)
+            try:
+                plain = _plain(data)
+            except _TooLarge as exc:
+                self.ctx.facts.suspicious.append(EvidenceLine(
+                    file=self.ctx.display, line=1, source=self.name,
+                    text=f"YAML not read: {exc} (an accelerate config has a few dozen)"))
+                return
             assert isinstance(plain, dict)
             self.ctx.facts.accelerate_config = plain

@@ -1,0 +1,107 @@
+"""Evidence from strangers: inputs built to exhaust memory or break the reader are reported
+and skipped, quickly, never a traceback (the hardening issue's reproducers)."""
+
+from __future__ import annotations
+
+import io
+import json
+import tarfile
+import time
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from kb.cli.main import main
+
+
+def _laughs(levels: int) -> str:
+    lines = ["compute_environment: LOCAL_MACHINE", "distributed_type: MULTI_GPU",
+             'a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
+    prev = "a"
+    for name in "bcdefghijk"[:levels]:
+        lines.append(f"{name}: &{name} [" + ",".join(["*" + prev] * 9) + "]")
+        prev = name
+    return "\n".join(lines) + "\n"
+
+
+def test_yaml_alias_bomb_is_not_expanded(tmp_path: Path,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "default_config.yaml").write_text(_laughs(9), encoding="utf-8")
+    started = time.monotonic()
+    assert main(["evidence", str(tmp_path), "--format", "json"]) == 0
+    out = capsys.readouterr().out
+    assert time.monotonic() - started < 30  # generous: the bomb took minutes before
+    assert len(out) < 100_000
+    facts = json.loads(out)["facts"]
+    assert facts["accelerate_config"] == {}
+    assert any("YAML not read" in s["text"] for s in facts["suspicious"])
+
+
+def test_a_small_real_config_is_still_read(tmp_path: Path,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "default_config.yaml").write_text(
+        "compute_environment: LOCAL_MACHINE\ndistributed_type: MULTI_GPU\nnum_processes: 8\n"
+        "deepspeed_config:\n  zero_stage: 3\n", encoding="utf-8")
+    assert main(["evidence", str(tmp_path), "--format", "json"]) == 0
+    config = json.loads(capsys.readouterr().out)["facts"]["accelerate_config"]
+    assert config["num_processes"] == 8 and config["deepspeed_config"] == {"zero_stage": 3}
+
+
+def _zip_with_bad_crc(path: Path) -> None:
+    data = b"[rank0]: RuntimeError: NCCL error\n" * 50
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", compression=zipfile.ZIP_STORED) as zf:
+        zf.writestr("rank0.log", data)
+    raw = bytearray(buf.getvalue())
+    at = raw.find(b"NCCL error")
+    raw[at] ^= 0xFF  # one flipped byte in the stored member
+    path.write_bytes(bytes(raw))
+
+
+def _truncated_tar(path: Path) -> None:
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w") as tf:
+        data = b"[rank1]: Watchdog caught collective operation timeout\n" * 400
+        info = tarfile.TarInfo("logs/rank1.log")
+        info.size = len(data)
+        tf.addfile(info, io.BytesIO(data))
+    path.write_bytes(buf.getvalue()[:7000])
+
+
+@pytest.mark.parametrize("make,name", [(_zip_with_bad_crc, "logs.zip"),
+                                       (_truncated_tar, "logs.tar")])
+@pytest.mark.parametrize("command", ["evidence", "diagnose"])
+def test_corrupt_archives_are_reported_not_raised(tmp_path: Path, make, name: str,  # type: ignore[no-untyped-def]
+                                                  command: str,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    archive = tmp_path / name
+    make(archive)
+    args = ["diagnose", "--evidence", str(archive)] if command == "diagnose" else \
+        ["evidence", str(archive)]
+    code = main(args)
+    out, err = capsys.readouterr()
+    assert code in (0, 1), err
+    assert "Traceback" not in out + err
+    assert "corrupt archive member" in out + err  # said plainly, the member skipped
+
+
+def test_a_zip_text_bomb_stops_early(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The same check as for .gz: inflated bytes against the compressed bytes consumed so far.
+    An incompressible tail keeps the member's overall ratio low, which hid the bomb when the
+    whole member's compressed size was the measure."""
+    import os
+    import re
+
+    bomb = tmp_path / "logs.zip"
+    line = b"[rank0]: NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/IPC\n"
+    with zipfile.ZipFile(bomb, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=9) as zf:
+        with zf.open("rank0.log", "w", force_zip64=True) as member:
+            for _ in range(120):  # 120 MiB of one line...
+                member.write(line * ((1 << 20) // len(line)))
+            member.write(os.urandom(2 << 20))  # ...and 2 MiB that does not compress
+    assert main(["evidence", str(bomb), "--format", "json"]) == 0
+    skipped = json.loads(capsys.readouterr().out)["facts"]["skipped"]
+    reason = next(s["reason"] for s in skipped if "decompression bomb" in s["reason"])
+    inflated = int(re.search(r"(\d+) bytes inflated", reason).group(1))  # type: ignore[union-attr]
+    assert "ratio above" in reason and inflated < 40 << 20
