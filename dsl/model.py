@@ -8,7 +8,6 @@ it came from so that later stages can still point at the right line.
 from __future__ import annotations
 
 import re
-
 from enum import Enum
 from typing import Annotated, Literal
 
