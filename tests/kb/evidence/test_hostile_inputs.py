@@ -95,11 +95,11 @@ def test_a_zip_text_bomb_stops_early(tmp_path: Path, capsys: pytest.CaptureFixtu
 
     bomb = tmp_path / "logs.zip"
     line = b"[rank0]: NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/IPC\n"
-    with zipfile.ZipFile(bomb, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=9) as zf:
-        with zf.open("rank0.log", "w", force_zip64=True) as member:
-            for _ in range(120):  # 120 MiB of one line...
-                member.write(line * ((1 << 20) // len(line)))
-            member.write(os.urandom(2 << 20))  # ...and 2 MiB that does not compress
+    with (zipfile.ZipFile(bomb, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=9) as zf,
+          zf.open("rank0.log", "w", force_zip64=True) as member):
+        for _ in range(120):  # 120 MiB of one line...
+            member.write(line * ((1 << 20) // len(line)))
+        member.write(os.urandom(2 << 20))  # ...and 2 MiB that does not compress
     assert main(["evidence", str(bomb), "--format", "json"]) == 0
     skipped = json.loads(capsys.readouterr().out)["facts"]["skipped"]
     reason = next(s["reason"] for s in skipped if "decompression bomb" in s["reason"])
