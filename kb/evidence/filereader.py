@@ -215,7 +215,10 @@ def _read(
         return
     head_text = head.decode("utf-8", "replace")
     kind = classify(head_text, f.name)
-    ctx.file_rank, rank_from, disagreement = file_rank(ctx.hints, head_text, f.display)
+    try:
+        ctx.file_rank, rank_from, disagreement = file_rank(ctx.hints, head_text, f.display)
+    except ValueError:  # a hostile number (thousands of digits) in a prefix names no rank
+        ctx.file_rank, rank_from, disagreement = None, None, None
     if disagreement:
         ctx.facts.conflicts.append(disagreement)
     from_tail = f.fs_path is not None and not f.gz and f.size > TAIL_FROM
@@ -288,6 +291,7 @@ def _read(
 
 
 UNWRAP_MAX = UNWRAP_MAX_BYTES
+MAX_LINE_FAILURES = 50  # bad lines one source may skip in a file before it is stopped
 SUBSET_FROM = 8 << 20  # files at least this large are scanned only for patterns that count there
 
 
@@ -390,14 +394,22 @@ def _dispatcher(
 
     tally.on_limit = on_limit
 
+    line_failures: Counter[str] = Counter()
+
     def fail(owner: str, no: int, exc: Exception) -> None:
-        failed.add(owner)
-        result.skipped.append(
-            SkippedFile(
+        """One bad line is skipped, not the file; a source that fails on line after line
+        (a bug, not one hostile line) is stopped for the rest of the file."""
+        line_failures[owner] += 1
+        if line_failures[owner] == 1:
+            result.skipped.append(SkippedFile(
                 path=ctx.display,
-                reason=f"partly read: source {owner} failed at line {no}: {exc!r}"[:300],
-            )
-        )
+                reason=f"partly read: line {no} skipped by {owner}: {exc!r}"[:300]))
+        if line_failures[owner] >= MAX_LINE_FAILURES:
+            failed.add(owner)
+            result.skipped.append(SkippedFile(
+                path=ctx.display,
+                reason=f"partly read: source {owner} stopped after {MAX_LINE_FAILURES} bad "
+                       f"lines (last at line {no})"))
 
     def on_line(no: int, raw: bytes, ids: list[int]) -> None:
         if len(ids) == 1:
@@ -429,7 +441,11 @@ def _dispatcher(
                 hits = result.hits[key]
                 if len(hits) < head_cap:
                     if line is None:
-                        line = ctx.line(no, raw)
+                        try:
+                            line = ctx.line(no, raw)
+                        except ValueError as exc:
+                            fail(CASE, no, exc)
+                            return
                     hits.append(ctx.evidence(line, "case"))
                     rank = line.rank
                     if len(hits) == head_cap and ctx.file_rank is not None:
@@ -439,7 +455,10 @@ def _dispatcher(
                     if tail is None:
                         tail = tails[key] = deque(maxlen=cap - head_cap)
                     tail.append((no, raw))
-                    rank = line.rank if line is not None else ctx.rank_of(no, raw)
+                    try:
+                        rank = line.rank if line is not None else ctx.rank_of(no, raw)
+                    except ValueError:
+                        rank = None
                 slot = -1 if rank is None else rank
                 counter[slot] += 1
                 limit = enough.get(key)

@@ -10,9 +10,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-_PROCESS_FILE = re.compile(r"(?:^|/)(?:plog|device)-(\d+)_[^/]*$")
-_PATH_RANK = re.compile(r"(?:^|[^a-z])(?:rank|worker|device|proc)[-_.]?(\d+)(?![\d])")
-_PATH_NODE = re.compile(r"^(?:node|host)[-_.]?(\d+)$")
+_PROCESS_FILE = re.compile(r"(?:^|/)(?:plog|device)-(\d{1,9})_[^/]*$")
+_PATH_RANK = re.compile(r"(?:^|[^a-z])(?:rank|worker|device|proc)[-_.]?(\d{1,9})(?![\d])")
+_PATH_NODE = re.compile(r"^(?:node|host)[-_.]?(\d{1,9})$")
 _ATTEMPT = re.compile(r"^attempt_\d+$")
 
 
@@ -61,13 +61,13 @@ def path_hints(display: str) -> PathHints:
             m = _PATH_RANK.search(comp)
             if m:
                 rank = int(m.group(1))
-            elif comp.isdigit() and i > 0 and _ATTEMPT.match(parts[i - 1].lower()):
+            elif comp.isdigit() and len(comp) <= 9 and i > 0 and _ATTEMPT.match(parts[i - 1].lower()):
                 local = int(comp)
     return PathHints(rank=rank, node=node, node_index=node_index, local_rank=local)
 
 
-_PREFIX = re.compile(r"^\[([A-Za-z_]+?)(\d+)\]:\s?")
-_RAY = re.compile(r"^\((\w+) pid=(\d+)(?:, ip=[^)]*)?\)\s")
+_PREFIX = re.compile(r"^\[([A-Za-z_]+?)(\d{1,9})\]:\s?")
+_RAY = re.compile(r"^\((\w+) pid=(\d{1,9})(?:, ip=[^)]*)?\)\s")
 
 
 @dataclass
@@ -110,11 +110,11 @@ def strip_prefixes(text: str) -> Stripped:
 
 
 _CONTENT_RANK = re.compile(
-    r"\[Rank (\d+)\]|RankID:\s?(\d+)|userRank\[(\d+)\]|\brank\[(\d+)\]|\[PG ID \d+ PG GUID \S+ Rank (\d+)\]"
-    r"|rankSize\[\d+\], rankId\[(\d+)\]"  # HCCL's "groupRank information is …" of a failed task
+    r"\[Rank (\d{1,9})\]|RankID:\s?(\d{1,9})|userRank\[(\d{1,9})\]|\brank\[(\d{1,9})\]|\[PG ID \d+ PG GUID \S+ Rank (\d{1,9})\]"
+    r"|rankSize\[\d+\], rankId\[(\d{1,9})\]"  # HCCL's "groupRank information is …" of a failed task
 )
 _DEVICE_FIELDS = ("deviceLogicId", "deviceId", "localRank")
-_NUMBER_CLOSE = re.compile(r"(\d+)\]")
+_NUMBER_CLOSE = re.compile(r"(\d{1,9})\]")
 
 
 def content_rank(body: str) -> int | None:
@@ -170,8 +170,8 @@ def device_rank(body: str) -> int | None:
     return min(found)[1] if found else None
 
 
-_NCCL_PREFIX = re.compile(r"(?:^|\] )([\w.-]+):(\d+):(\d+) \[(\d+)\] ")
-_NCCL_INIT = re.compile(r"comm 0x[0-9a-fA-F]+ rank (\d+) n[Rr]anks (\d+)")
+_NCCL_PREFIX = re.compile(r"(?:^|\] )([\w.-]+):(\d{1,9}):(\d{1,9}) \[(\d{1,9})\] ")
+_NCCL_INIT = re.compile(r"comm 0x[0-9a-fA-F]+ rank (\d{1,9}) n[Rr]anks (\d{1,9})")
 
 
 def nccl_pid(body: str) -> int | None:

@@ -105,3 +105,22 @@ def test_a_zip_text_bomb_stops_early(tmp_path: Path, capsys: pytest.CaptureFixtu
     reason = next(s["reason"] for s in skipped if "decompression bomb" in s["reason"])
     inflated = int(re.search(r"(\d+) bytes inflated", reason).group(1))  # type: ignore[union-attr]
     assert "ratio above" in reason and inflated < 40 << 20
+
+
+def test_a_number_of_thousands_of_digits_costs_one_line_not_the_file(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    digits = "9" * 4400
+    (tmp_path / "rank1.log").write_text(
+        f"[rank{digits}]: Epoch 1:  10%|##   | 10/100\n"
+        "[rank1]:[E ProcessGroupNCCL.cpp:563] [Rank 1] Watchdog caught collective operation "
+        f"timeout: WorkNCCL(SeqNum={'1' * 5000}, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, "
+        "Timeout(ms)=1800000) ran for 1800472 milliseconds before timing out.\n"
+        "[rank1]:[E ProcessGroupNCCL.cpp:563] [Rank 1] Watchdog caught collective operation "
+        "timeout: WorkNCCL(SeqNum=7, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, "
+        "Timeout(ms)=1800000) ran for 1800472 milliseconds before timing out.\n",
+        encoding="utf-8")
+    assert main(["evidence", str(tmp_path), "--format", "json"]) == 0
+    facts = json.loads(capsys.readouterr().out)["facts"]
+    assert [f["path"] for f in facts["files"]] == ["rank1.log"]  # the file is read
+    assert [t["seq"] for t in facts["watchdog_timeouts"]] == [7]  # the good line after it too
+    assert any("line 2 skipped" in s["reason"] for s in facts["skipped"])
