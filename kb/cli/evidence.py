@@ -9,6 +9,7 @@ from typing import Any
 from kb.evidence.facts import dump_json
 from kb.evidence.reader import read_evidence
 from kb.evidence.summary import render_summary
+from kb.report.terminal import safe_for_terminal
 
 
 def register(subparsers: Any) -> None:
@@ -33,5 +34,5 @@ def run(args: argparse.Namespace) -> int:
     if args.format == "json":
         sys.stdout.write(dump_json(bundle, indent=2) + "\n")
     else:
-        sys.stdout.write(render_summary(bundle))
+        sys.stdout.write(safe_for_terminal(render_summary(bundle)))
     return 0

@@ -22,7 +22,14 @@ from kb.evidence.bounded import (
     PrefixedStream,
 )
 from kb.evidence.facts import SkippedFile
-from kb.evidence.inputs import InputFile, _Counting, decompressor_for, is_archive, logical_name
+from kb.evidence.inputs import (
+    InputFile,
+    _Counting,
+    decompressor_for,
+    is_archive,
+    logical_name,
+    shown_name,
+)
 
 _ARCHIVE_ERRORS = (
     tarfile.TarError,
@@ -99,7 +106,7 @@ def _child(display: str, name: str) -> str:
     norm = name.replace("\\", "/")
     while norm.startswith("./"):
         norm = norm[2:]
-    return f"{display}!/{norm}"
+    return f"{display}!/{shown_name(norm)}"
 
 
 def _nested(name: str) -> bool:

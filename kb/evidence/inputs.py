@@ -10,6 +10,7 @@ import bz2
 import gzip
 import lzma
 import os
+import re
 import stat
 import sys
 import tempfile
@@ -123,6 +124,28 @@ def decompressor_for(head: bytes) -> Callable[..., ByteStream] | None:
     return None
 
 
+_UNSHOWABLE = re.compile(r"[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
+
+
+def shown_name(name: str) -> str:
+    """A file name as it may be shown and written: control characters (ANSI escapes, a newline
+    that would forge a report line) and undecodable bytes become visible `\\xNN` escapes, so
+    the terminal shows only what it should and JSON stays valid UTF-8. The real name is
+    kept for opening the file.
+
+    >>> shown_name("a\\x1b]0;pwned\\x07b\\nc.log")
+    'a\\\\x1b]0;pwned\\\\x07b\\\\x0ac.log'
+    >>> shown_name("rank\\udcff.log")
+    'rank\\\\xff.log'
+    """
+
+    def escape(m: re.Match[str]) -> str:
+        code = ord(m.group(0))
+        return f"\\x{code - 0xDC00 if 0xDC80 <= code <= 0xDCFF else code:02x}"
+
+    return _UNSHOWABLE.sub(escape, name)
+
+
 def _within(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
 
@@ -135,7 +158,7 @@ def walk(root: str | Path, skipped: list[SkippedFile]) -> Iterator[InputFile]:
         if reason:
             skipped.append(SkippedFile(path=os.path.basename(root_s), reason=reason))
             return
-        yield _disk_file(root_s, os.path.basename(root_s))
+        yield _disk_file(root_s, shown_name(os.path.basename(root_s)))
         return
     real_root = os.path.realpath(root_s)
     yield from _walk_dir(real_root, real_root, "", {_key(real_root)}, skipped)
@@ -189,7 +212,7 @@ def _walk_dir(
         skipped.append(SkippedFile(path=rel or ".", reason=f"unreadable folder: {exc.strerror}"))
         return
     for entry in entries:
-        rel_e = f"{rel}/{entry.name}" if rel else entry.name
+        rel_e = f"{rel}/{shown_name(entry.name)}" if rel else shown_name(entry.name)
         try:
             if entry.is_symlink():
                 why = _symlink_reason(root, entry.path, ancestors)

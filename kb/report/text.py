@@ -10,6 +10,7 @@ from dsl.compiler import KnowledgeBase
 from kb.evidence.facts import EvidenceLine
 from kb.match.diagnose import Diagnosis
 from kb.match.results import Missing, Verdict
+from kb.report.terminal import safe_for_terminal
 
 PER_QUERY = 2
 
@@ -244,4 +245,5 @@ def render_text(diagnosis: Diagnosis, kb: KnowledgeBase, *, colour: bool = False
 def write_text(diagnosis: Diagnosis, kb: KnowledgeBase, summary: str = "",
                stream: TextIO | None = None) -> None:
     stream = stream or sys.stdout
-    stream.write(render_text(diagnosis, kb, colour=use_colour(stream), summary=summary))
+    stream.write(safe_for_terminal(
+        render_text(diagnosis, kb, colour=use_colour(stream), summary=summary)))

@@ -124,3 +124,25 @@ def test_a_number_of_thousands_of_digits_costs_one_line_not_the_file(
     assert [f["path"] for f in facts["files"]] == ["rank1.log"]  # the file is read
     assert [t["seq"] for t in facts["watchdog_timeouts"]] == [7]  # the good line after it too
     assert any("line 2 skipped" in s["reason"] for s in facts["skipped"])
+
+
+def test_hostile_file_names_and_escape_sequences_stay_visible_and_inert(tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    line = b"[rank0]: RuntimeError: NCCL error \x1b]0;pwned\x07 \x1b[2J end\n"
+    (tmp_path / "bad\x1b[31mname\nforged.log").write_bytes(line)
+    os.close(os.open(os.fsencode(tmp_path) + b"/rank1-\xff.log", os.O_CREAT | os.O_WRONLY))
+    env = dict(os.environ, PYTHONIOENCODING="utf-8")
+    for args in (["evidence", str(tmp_path)], ["diagnose", "--evidence", str(tmp_path)],
+                 ["evidence", str(tmp_path), "--format", "json"],
+                 ["diagnose", "--evidence", str(tmp_path), "--format", "json"]):
+        done = subprocess.run([sys.executable, "-m", "kb.cli.main", *args], capture_output=True,
+                              env=env, timeout=120, check=False)
+        assert done.returncode in (0, 1), done.stderr.decode(errors="replace")[-800:]
+        out = done.stdout.decode("utf-8")  # valid UTF-8, whatever the names were
+        assert "\x1b]" not in out and "\x1b[2J" not in out and "\x07" not in out
+        assert "forged.log" not in out.replace("\\x0aforged.log", "")  # no line forged
+        if "json" in args:
+            json.loads(out)
