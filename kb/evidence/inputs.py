@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import bz2
 import gzip
+import io
 import lzma
 import os
 import re
@@ -154,7 +155,7 @@ def walk(root: str | Path, skipped: list[SkippedFile]) -> Iterator[InputFile]:
     """Files under a folder (recursive, sorted), or the file itself; archives are not opened here."""
     root_s = str(root)
     if not os.path.isdir(root_s):
-        reason = _special_reason(root_s)
+        reason = _special_reason(root_s, follow=True)
         if reason:
             skipped.append(SkippedFile(path=os.path.basename(root_s), reason=reason))
             return
@@ -181,9 +182,11 @@ def _is_gz(name: str) -> bool:
     return name.lower().endswith(".gz") and not is_archive(name)
 
 
-def _special_reason(path: str) -> str | None:
+def _special_reason(path: str, follow: bool = False) -> str | None:
+    """Why a path is not read as a file; `follow` for a path the user named (a link to a FIFO
+    there would otherwise block the reader forever)."""
     try:
-        mode = os.lstat(path).st_mode
+        mode = (os.stat if follow else os.lstat)(path).st_mode
     except OSError as exc:
         return f"unreadable: {exc.strerror or exc}"
     if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
@@ -249,7 +252,12 @@ def _symlink_reason(root: str, link: str, ancestors: set[tuple[int, int]]) -> st
 def spool_stdin(limits: Limits, skipped: list[SkippedFile]) -> InputFile:
     """Buffers standard input (bounded) so it can be sniffed, and read as zip or tar if it is one."""
     spool: Any = tempfile.SpooledTemporaryFile(max_size=16 * 1024 * 1024)  # noqa: SIM115
-    src = sys.stdin.buffer
+    stdin = sys.stdin
+    if stdin is None or getattr(stdin, "buffer", None) is None:
+        skipped.append(SkippedFile(path="<stdin>", reason="standard input is closed"))
+        src: Any = io.BytesIO(b"")
+    else:
+        src = stdin.buffer
     copied = 0
     while copied < limits.stdin_max:
         chunk = src.read(min(1 << 20, limits.stdin_max - copied))

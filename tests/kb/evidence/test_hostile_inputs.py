@@ -146,3 +146,21 @@ def test_hostile_file_names_and_escape_sequences_stay_visible_and_inert(tmp_path
         assert "forged.log" not in out.replace("\\x0aforged.log", "")  # no line forged
         if "json" in args:
             json.loads(out)
+
+
+def test_a_link_to_a_fifo_and_a_closed_stdin_do_not_hang_or_raise(tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    (tmp_path / "link").symlink_to(fifo)
+    done = subprocess.run([sys.executable, "-m", "kb.cli.main", "evidence", str(tmp_path / "link")],
+                          capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 0 and "not a regular file (FIFO)" in done.stdout
+    done = subprocess.run([sys.executable, "-m", "kb.cli.main", "evidence", "-"],
+                          stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60,
+                          check=False, preexec_fn=lambda: os.close(0))
+    assert done.returncode == 0, done.stderr[-500:]
+    assert "standard input is closed" in done.stdout and "Traceback" not in done.stderr
