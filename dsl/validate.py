@@ -14,7 +14,7 @@ from dsl import model as m
 from dsl.diagnostics import Diagnostic, Severity
 from dsl.span import Span
 
-KEBAB = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
+KEBAB = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")  # fullmatch: `$` would let a trailing newline in
 
 
 def _regexes(case: m.Case) -> Iterator[tuple[str, m.Regex]]:
@@ -222,7 +222,7 @@ def _walk(expr: m.Expr) -> Iterator[m.Expr]:
 
 
 def check_identity(case: m.Case) -> Iterator[Diagnostic]:
-    if not KEBAB.match(case.id):
+    if not KEBAB.fullmatch(case.id):
         yield Diagnostic.at(case.span, f"case id `{case.id}` is not kebab-case "
                             "(lower-case words joined by `-`)", code="bad-id")
     if case.folder and Path(case.folder).name != case.id:
@@ -234,7 +234,12 @@ def check_fixture_folders(case: m.Case) -> Iterator[Diagnostic]:
     if not case.folder:
         return
     root = Path(case.folder) / "fixtures"
+    seen: set[str] = set()
     for fixture in case.fixtures:
+        if fixture.path.strip("/") in seen:
+            yield Diagnostic.at(fixture.span, f"fixture `{fixture.path}` is declared twice; "
+                                "merge the two blocks", code="duplicate-fixture")
+        seen.add(fixture.path.strip("/"))
         if not (root / fixture.path).is_dir():
             yield Diagnostic.at(fixture.span, f"fixture folder `fixtures/{fixture.path}` does "
                                 "not exist", code="missing-fixture")

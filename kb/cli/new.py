@@ -16,7 +16,8 @@ from typing import Any
 
 from dsl.api import DEFAULT_CASES, case_paths_from_env
 
-KEBAB = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
+MAX_ID = 100  # a folder name, a page URL and a heading: short
+KEBAB = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")  # fullmatch: `$` would let a trailing newline in
 
 
 def register(subparsers: Any) -> None:
@@ -61,7 +62,9 @@ def _fail(message: str) -> int:
 
 def run(args: argparse.Namespace) -> int:
     case_id: str = args.case_id
-    if not KEBAB.match(case_id):
+    if len(case_id) > MAX_ID:
+        return _fail(f"case id `{case_id[:40]}…` is {len(case_id)} characters; at most {MAX_ID}")
+    if not KEBAB.fullmatch(case_id):
         return _fail(f"case id `{case_id}` is not kebab-case: lower-case letters and digits "
                      f"joined by `-`, e.g. `{_slug(case_id).replace('.', '-')}`")
     root = _target_root(args)

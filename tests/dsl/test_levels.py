@@ -61,3 +61,13 @@ def test_reachability_search_handles_many_queries() -> None:
     assert reachable(holds, [m.Not(operand=names[0])]) is True
     assert reachable([m.AtLeast(count=3, operands=names[:3])],
                      [m.Or(operands=names[:2])]) is False
+
+
+def test_check_rejects_a_fixture_declared_twice(sample_text: str,
+                                                case_folder: Callable[[str], Path],
+                                                kb: Run) -> None:
+    block = '  fixture "positive/two-ranks" {\n    expect match\n  }\n'
+    text = sample_text.rstrip()
+    text = text[:-1] + block + block + "}\n"
+    code, out, _ = kb("check", str(case_folder(text)))
+    assert code == 1 and "is declared twice" in out

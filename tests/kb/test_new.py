@@ -153,3 +153,12 @@ def test_from_archive(tmp_path: Path, evidence: Path) -> None:
     copied = sorted(p.relative_to(cases).as_posix() for p in cases.rglob("*.log"))
     assert copied == ["ib-archive-draft/fixtures/positive/ib-logs/run/rank0.log",
                       "ib-archive-draft/fixtures/positive/ib-logs/run/rank1.log"]
+
+
+def test_an_id_with_a_newline_or_too_long_is_refused(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    from kb.cli.main import main as kb_main
+
+    for bad in ("abc\n", "a" * 300):
+        assert kb_main(["new", bad, "--cases", str(tmp_path)]) == 2
+        assert "Traceback" not in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []
