@@ -28,7 +28,11 @@ _ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r"
 
 def unescape_string(raw: str) -> str:
     """Decode a "..." literal with JSON escapes, one escape at a time: an unknown escape
-    such as the `\\d` in "C:\\dir" stays as written instead of spoiling the whole string."""
+    such as the `\\d` in "C:\\dir" stays as written instead of spoiling the whole string.
+
+    >>> unescape_string('"a\\\\ud83d\\\\ude00 \\\\ud800 b"')
+    'a😀 � b'
+    """
     body = raw[1:-1]
     out: list[str] = []
     i = 0
@@ -52,7 +56,9 @@ def unescape_string(raw: str) -> str:
         else:
             out.append(char)
             i += 1
-    return "".join(out)
+    # `\ud83d\ude00` is one character, as in JSON; a lone surrogate cannot be printed or
+    # written as UTF-8 (it crashed `kb diagnose` and `kb fmt`), so it becomes U+FFFD
+    return "".join(out).encode("utf-16", "surrogatepass").decode("utf-16", "replace")
 
 
 class ToSyntax(Transformer[Token, s.CaseFile]):

@@ -71,3 +71,18 @@ def test_check_rejects_a_fixture_declared_twice(sample_text: str,
     text = text[:-1] + block + block + "}\n"
     code, out, _ = kb("check", str(case_folder(text)))
     assert code == 1 and "is declared twice" in out
+
+
+def test_a_lone_surrogate_in_a_string_cannot_break_output(sample_text: str,
+                                                        case_folder: Callable[[str], Path],
+                                                        kb: Run) -> None:
+    start = sample_text.index('  title "')
+    end = sample_text.index("\n", start)
+    text = sample_text[:start] + '  title "\\ud800 hang \\ud83d\\ude00"' + sample_text[end:]
+    path = case_folder(text)
+    code, out, err = kb("check", str(path))
+    assert "Traceback" not in out + err
+    code, out, err = kb("fmt", str(path))
+    assert code == 0, err
+    written = path.read_text(encoding="utf-8")
+    assert "\ufffd hang \U0001f600" in written or "\\ud800" in written
