@@ -164,3 +164,20 @@ def test_a_link_to_a_fifo_and_a_closed_stdin_do_not_hang_or_raise(tmp_path: Path
                           check=False, preexec_fn=lambda: os.close(0))
     assert done.returncode == 0, done.stderr[-500:]
     assert "standard input is closed" in done.stdout and "Traceback" not in done.stderr
+
+
+def test_markdown_output_keeps_hostile_lines_inert(tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "rank0.log").write_text(
+        "[rank0]: RuntimeError: NCCL error `x` <img src=x onerror=alert(1)> "
+        "[click](javascript:alert(1)) | cell\n", encoding="utf-8")
+    main(["diagnose", "--evidence", str(tmp_path), "--format", "markdown"])
+    out = capsys.readouterr().out
+    import re
+
+    # inside a code span nothing renders; outside one, nothing hostile may stand
+    outside = re.sub(r"(`+) .*? \1|`[^`]*`", "", out)
+    assert "onerror" in out and "<img" not in outside and "](javascript:" not in outside
+    row = next(line for line in out.splitlines() if "onerror" in line)
+    assert row.count("|") - row.count("\\|") == 5  # the pipe in the log line stays in its cell
+    assert "`` " in row  # a longer fence: the backtick in the line cannot close the span
