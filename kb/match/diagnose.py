@@ -141,7 +141,9 @@ def run_case(compiled: CompiledCase, bundle: Any) -> Verdict:
     reasons: list[str] = []
     missing: dict[str, Missing] = {}
     speaking_for = {name for c in case.condition.clauses if c.role is not m.Role.RULING_OUT
-                     for name, _ in positive_refs(c.expr)}
+                    for name, _ in positive_refs(c.expr)}
+    proving = {name for c in case.condition.clauses if c.role is m.Role.REQUIRED
+               for name, _ in positive_refs(c.expr)}
     for clause in case.condition.clauses:
         truth = evaluate_expr(clause.expr, truths)
         clauses.append(ClauseResult(role=clause.role.value, text=describe_expr(clause.expr),
@@ -155,6 +157,7 @@ def run_case(compiled: CompiledCase, bundle: Any) -> Verdict:
                 if q is not None:
                     miss = missing.setdefault(name, _missing_for(q, r))
                     miss.only_against = name not in speaking_for
+                    miss.confirms = name in proving
                 continue
             speaks_for = (r.truth is Truth.TRUE) != negated
             if clause.role is m.Role.RULING_OUT:

@@ -36,14 +36,6 @@ def plan(candidates: list[Verdict], generic: Sequence[Missing] = ()) -> list[Mis
                 step.description += f"; {miss.description}"
             if verdict.id not in step.cases:
                 step.cases.append(verdict.id)
-    steps = list(merged.values())
+    steps = list(merged.values())[:MAX_STEPS]  # the candidates' own needs, then the generic
     known = {c for s in steps for c in s.commands}
-    for extra in generic:
-        if not any(c in known for c in extra.commands):
-            steps.append(extra)
-    return steps[:MAX_STEPS + len(generic)]
-
-
-def to_confirm(verdict: Verdict, required: set[str]) -> list[Missing]:
-    """The missing evidence that would turn a likely verdict into a confirmed one."""
-    return [m for m in verdict.missing if m.query in required]
+    return steps + [extra for extra in generic if not any(c in known for c in extra.commands)]

@@ -42,6 +42,7 @@ class Missing(BaseModel):
     note: str | None = None
     cases: list[str] = Field(default_factory=list)  # candidates whose verdict it would change
     only_against: bool = False  # the query can only rule its case out
+    confirms: bool = False  # the query is part of the proof (a `require` clause)
 
 
 class Verdict(BaseModel):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Any, TextIO
+from typing import TextIO
 
 from dsl.compiler import KnowledgeBase
 from kb.evidence.facts import EvidenceLine
@@ -72,7 +72,7 @@ def _missing(items: list[Missing], style: Style, indent: str = "    ") -> list[s
         out.append(f"{indent}- {miss.description}")
         if miss.cases:
             out.append(f"{indent}  {style.dim('tells apart: ' + ', '.join(miss.cases))}")
-        if miss.note and miss.note not in seen and not miss.note.startswith("no "):
+        if miss.note and miss.note not in seen:
             seen.add(miss.note)
             out.append(f"{indent}  {style.dim(miss.note)}")
         for cmd in miss.commands:
@@ -149,8 +149,7 @@ def _verdict(index: int, v: Verdict, kb: KnowledgeBase, style: Style) -> list[st
         out.extend(f"    - {r}" for r in v.against_reasons)
     compiled = kb.get(v.id)
     if v.missing and v.level != "confirmed":
-        required = _required(compiled.case) if compiled is not None else set()
-        confirm = [m for m in v.missing if m.query in required] or v.missing
+        confirm = [m for m in v.missing if m.confirms] or v.missing
         out.append("   to confirm it, collect:")
         out.extend(_missing(confirm, style))
     elif v.missing:
@@ -169,14 +168,6 @@ def _verdict(index: int, v: Verdict, kb: KnowledgeBase, style: Style) -> list[st
                     out.append(f"           verify: {step.verify.en.splitlines()[0]}")
     out.append(f"   page: {v.page}")
     return out
-
-
-def _required(case: Any) -> set[str]:
-    from dsl import model as m
-    from kb.match.condition import refs
-
-    return {name for c in case.condition.clauses if c.role is m.Role.REQUIRED
-            for name in refs(c.expr)}
 
 
 def _why_possible(v: Verdict) -> str:

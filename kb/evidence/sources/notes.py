@@ -79,11 +79,9 @@ class NotesSource(WholeFileSource):
                 for index in range(count):
                     facts.devices.append(Device(index=index, kind=kind, model=model,
                                                 file=self.ctx.display, line=no, reported=True))
+            # versions go to a package list of their own (tool "notes"), never to the facts
+            # a tool fills (nccl_version…): a capture beats words, and words are no conflict
             for name, version in versions_in(raw):
-                if name in _FACT_FIELDS:
-                    if getattr(facts, _FACT_FIELDS[name]) is None:
-                        setattr(facts, _FACT_FIELDS[name], version)
-                    continue
                 cap = next((c for c in self._captures if name not in c.packages), None)
                 if cap is None and len(self._captures) < 4:
                     cap = PackageCapture(file=self.ctx.display, tool="notes")
@@ -93,10 +91,6 @@ class NotesSource(WholeFileSource):
                     cap.packages[name] = version
                     cap.lines[name] = no
 
-
-# versions that are facts of their own rather than entries of a package list
-_FACT_FIELDS = {"nccl": "nccl_version", "cuda": "cuda_version", "cann": "cann_version",
-                "driver": "driver_version"}
 
 _WORD = re.compile(r"[A-Za-z\u4e00-\u9fff][A-Za-z'\u4e00-\u9fff-]*")
 _CJK = re.compile(r"[\u4e00-\u9fff]")
