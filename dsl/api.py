@@ -18,6 +18,8 @@ from dsl.parser import CaseSyntaxError, parse_text
 from dsl.validate import validate_cases
 
 CASE_FILE = "case.kb"
+# The longest real case is ~30 KB; a case pack is untrusted input, so reading stops well above.
+MAX_CASE_BYTES = 1024 * 1024
 DEFAULT_CASES = Path(__file__).resolve().parent.parent / "cases"
 
 
@@ -74,19 +76,32 @@ def parse_case_file(path: Path) -> tuple[m.Case | None, list[Diagnostic], str | 
     """Read, parse and lower one file; never raises for bad input."""
     shown = display_path(path)
     try:
-        text = path.read_bytes().decode("utf-8")
+        with path.open("rb") as handle:
+            data = handle.read(MAX_CASE_BYTES + 1)
+        if len(data) > MAX_CASE_BYTES:
+            return None, [Diagnostic(path=shown, message=f"larger than {MAX_CASE_BYTES:,} "
+                                     "bytes: not read", code="io")], None
+        text = data.decode("utf-8")
     except UnicodeDecodeError as err:
-        return None, [Diagnostic(path=shown, message=f"not UTF-8 text: {err.reason} at byte "
-                                 f"{err.start}", code="io")], None
+        line = err.object[: err.start].count(b"\n") + 1
+        column = err.start - (err.object.rfind(b"\n", 0, err.start) + 1) + 1
+        return None, [Diagnostic(path=shown, line=line, column=column, code="io",
+                                 message=f"not UTF-8 text: {err.reason} at byte {err.start}")
+                      ], None
     except OSError as err:
         return None, [Diagnostic(path=shown, message=f"cannot read: {err.strerror}",
                                  code="io")], None
     try:
         syntax = parse_text(text, shown)
+        folder = str(path.resolve().parent) if path.name == CASE_FILE else ""
+        case, problems = lower(syntax, folder)
     except CaseSyntaxError as err:
         return None, [err.diagnostic], text
-    folder = str(path.resolve().parent) if path.name == CASE_FILE else ""
-    case, problems = lower(syntax, folder)
+    except Exception as exc:
+        return None, [Diagnostic(path=shown, line=1, column=1, code="internal",
+                                 message=f"internal error reading this case: "
+                                 f"{type(exc).__name__}: {str(exc)[:200]} (please report it)")
+                      ], text
     return case, problems, text
 
 

@@ -26,7 +26,7 @@ from dsl.api import (
     parse_case_file,
 )
 from dsl.diagnostics import Diagnostic, has_errors
-from dsl.validate import CASE_CHECKS, validate_cases
+from dsl.validate import check_case, validate_cases
 
 COMPILER_VERSION = "3"
 # Lines of one pattern counted per file and rank before the count may stop (a lower bound from
@@ -163,8 +163,7 @@ def load_knowledge_base(
         if text is not None:
             kb.sources[display_path(path)] = text
         if case is not None:
-            for check in CASE_CHECKS:
-                diagnostics.extend(check(case))
+            diagnostics.extend(check_case(case))
         kb.diagnostics.extend(diagnostics)
         if case is None or has_errors(diagnostics):
             continue

@@ -61,17 +61,44 @@ class Diagnostic(BaseModel):
         return self.path
 
 
+# A source line longer than this is shown as a window around the caret.
+SHOWN_LINE = 120
+_CONTROLS = dict.fromkeys([*range(0x20), 0x7F, *range(0x80, 0xA0)], "\ufffd")
+
+
+def _printable(text: str) -> str:
+    """A case line as a terminal may show it: control characters never reach the screen."""
+    return text.translate(_CONTROLS)
+
+
+def _window(text: str, column: int, width: int) -> tuple[str, int, int]:
+    """At most SHOWN_LINE characters of `text` around `column` (1-based), with the caret's
+    column and width inside that window; cut ends are marked with `…`."""
+    if len(text) <= SHOWN_LINE:
+        return text, column, width
+    start = max(0, min(column - 1 - SHOWN_LINE // 3, len(text) - SHOWN_LINE))
+    shown = text[start : start + SHOWN_LINE]
+    prefix = "…" if start else ""
+    suffix = "…" if start + SHOWN_LINE < len(text) else ""
+    column = column - start + len(prefix)
+    width = max(1, min(width, len(prefix) + len(shown) - column + 1))
+    return prefix + shown + suffix, column, width
+
+
 def render(diagnostic: Diagnostic, source: str | None) -> str:
     """`path:line:col: error: message`, then the offending line with a caret under it."""
     out = [f"{diagnostic.location}: {diagnostic.severity.value}: {diagnostic.message}"]
     if source is not None and diagnostic.line:
-        lines = source.splitlines()
+        lines = source.split("\n")  # the parser counts `\n` only, so must the display
+        if lines and lines[-1] == "":
+            lines.pop()  # the file's final newline does not start a line
         if 0 < diagnostic.line <= len(lines):
-            text = lines[diagnostic.line - 1].expandtabs(4)
+            text = _printable(lines[diagnostic.line - 1].rstrip("\r").expandtabs(4))
             column = max(diagnostic.column, 1)
             width = 1
             if diagnostic.end_column and diagnostic.end_column > column:
                 width = min(diagnostic.end_column - column, max(len(text) - column + 1, 1))
+            text, column, width = _window(text, column, width)
             gutter = f"{diagnostic.line:>5} | "
             out.append(f"{gutter}{text}")
             out.append(" " * (len(gutter) + column - 1) + "^" * width)

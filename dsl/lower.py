@@ -7,7 +7,9 @@ as it can so later checks can report their problems in the same run.
 
 from __future__ import annotations
 
+import datetime
 import difflib
+import math
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -48,6 +50,50 @@ EXPECTED_WORDS = {
     sc.CODE: "a ```code block```",
     sc.STRING_OR_DATE: "a date YYYY-MM-DD",
 }
+
+
+# Every number a case can hold (counts, weights, at_least N) is small: a bound keeps a stranger's
+# 400-digit literal from becoming infinity or an integer no later step can handle.
+MAX_NUMBER = 1_000_000
+MAX_WEIGHT = 100.0
+
+
+def number_problem(value: float, *, whole: bool = False) -> str | None:
+    """Why `value` cannot be a number of a case, or None when it can."""
+    if not math.isfinite(value) or abs(value) > MAX_NUMBER:
+        return f"numbers in a case are between -{MAX_NUMBER:,} and {MAX_NUMBER:,}"
+    if whole and value != int(value):
+        return "a whole number is needed here"
+    return None
+
+
+def date_problem(text: str) -> str | None:
+    """Why `text` is not a calendar date YYYY-MM-DD, or None when it is."""
+    try:
+        datetime.date.fromisoformat(text)
+    except ValueError:
+        return f"`{text}` is not a calendar date (YYYY-MM-DD)"
+    return None
+
+
+# A requirement such as "accelerate>=1.0,<1.2" is short; a 5,000-digit version would make
+# `packaging` raise a plain ValueError from deep inside.
+MAX_REQUIREMENT = 200
+
+
+def requirement_problem(text: str) -> str | None:
+    """Why `text` is not a pip requirement the runtime can compare with, or None."""
+    from packaging.requirements import InvalidRequirement, Requirement
+
+    if len(text) > MAX_REQUIREMENT:
+        return f"longer than {MAX_REQUIREMENT} characters"
+    try:
+        str(Requirement(text).specifier)
+    except InvalidRequirement as err:
+        return str(err).splitlines()[0]  # packaging adds its own caret lines
+    except ValueError as err:
+        return str(err)[:120]
+    return None
 
 
 class Lowerer:
@@ -97,12 +143,11 @@ class Lowerer:
         elif kind == sc.REGEX:
             if isinstance(value, s.RegexValue):
                 return m.Regex(pattern=value.pattern, flags=value.flags, span=value.span)
-        elif kind == sc.INT:
-            if isinstance(value, s.NumberValue) and value.value == int(value.value):
-                return int(value.value)
-        elif kind == sc.NUMBER:
-            if isinstance(value, s.NumberValue):
-                return value.value
+        elif kind in (sc.INT, sc.NUMBER) and isinstance(value, s.NumberValue):
+            problem = number_problem(value.value, whole=kind == sc.INT)
+            if problem is None:
+                return int(value.value) if kind == sc.INT else value.value
+            bad = f"`{f.name}` in {where}: {problem}"
         elif kind == sc.CODE:
             if isinstance(value, s.CodeBlockValue):
                 return m.CodeBlock(
@@ -111,7 +156,10 @@ class Lowerer:
         elif kind in (sc.DATE, sc.STRING_OR_DATE) and isinstance(
             value, s.DateValue | s.StringValue
         ):
-            return value.value
+            problem = date_problem(value.value) if isinstance(value, s.DateValue) else None
+            if problem is None:
+                return value.value
+            bad = f"`{f.name}` in {where}: {problem}"
         self.error(value.span, bad, "bad-value")
         return None
 
@@ -283,18 +331,17 @@ class Lowerer:
     def package_query(
         self, node: s.EvidenceNode, requirement: str, common: dict[str, Any]
     ) -> m.Query | None:
-        from packaging.requirements import InvalidRequirement, Requirement
+        from packaging.requirements import Requirement
         from packaging.utils import canonicalize_name
 
-        try:
-            req = Requirement(requirement)
-        except InvalidRequirement as err:
+        reason = requirement_problem(requirement)
+        if reason is not None:
             span = next((i.value.span for i in node.items
                          if isinstance(i, s.AttributeNode) and i.name == "requires"), node.span)
-            reason = str(err).splitlines()[0]  # packaging adds its own caret lines
-            self.error(span, f"invalid requirement {requirement!r}: {reason}", "bad-version",
-                       help='write it as in pip: "accelerate>=1.0,<1.2"')
+            self.error(span, f"invalid requirement {requirement[:80]!r}: {reason}",
+                       "bad-version", help='write it as in pip: "accelerate>=1.0,<1.2"')
             return None
+        req = Requirement(requirement)
         return m.PackageQuery(package=str(canonicalize_name(req.name)),
                               specifier=str(req.specifier), **common)
 
@@ -308,19 +355,21 @@ class Lowerer:
         if isinstance(node, s.OrExpr):
             return m.Or(operands=[self.expr(o) for o in node.operands], span=node.span)
         count = node.count.value
-        if count != int(count) or count < 1:
+        operands = [self.expr(o) for o in node.operands]
+        if number_problem(count, whole=True) or count < 1:
             self.error(node.count.span, "`at_least N of (...)` needs a whole number N ≥ 1",
                        "bad-value")
-        return m.AtLeast(count=int(count), operands=[self.expr(o) for o in node.operands],
-                         span=node.span)
+            count = 1  # `check_satisfiable` reports an N above the operands' number
+        return m.AtLeast(count=int(count), operands=operands, span=node.span)
 
     def condition(self, node: s.MatchNode) -> m.Condition:
         clauses = []
         for c in node.clauses:
             weight = 1.0 if c.weight is None else c.weight.value
-            if weight <= 0:
-                self.error(c.weight.span if c.weight else c.span, "a weight must be above 0",
-                           "bad-value")
+            if not 0 < weight <= MAX_WEIGHT:  # NaN and infinity fail this too
+                self.error(c.weight.span if c.weight else c.span,
+                           f"a weight must be above 0 and at most {MAX_WEIGHT:g}", "bad-value")
+                weight = 1.0
             clauses.append(m.Clause(role=m.Role(c.role), expr=self.expr(c.expr),
                                     weight=weight, span=c.span))
         return m.Condition(clauses=clauses, span=node.span)
@@ -459,6 +508,8 @@ class Lowerer:
                 fixtures=fixtures,
                 folder=folder,
                 broken_queries=broken,
+                item_spans={i.name: [v.span for v in i.value.items] for i in rest
+                            if isinstance(i, s.AttributeNode) and isinstance(i.value, s.ListValue)},
                 span=node.span,
                 **data,
             )

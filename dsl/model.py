@@ -13,7 +13,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from dsl.span import Node
+from dsl.span import Node, Span
 
 
 class Text(Node):
@@ -302,6 +302,18 @@ class Case(Node):
     # evidence queries that failed to lower: defined for name checks, so one bad query
     # does not also report every place that names it
     broken_queries: list[str] = Field(default_factory=list)
+    # where each item of a list field (tags, affected, …) was written, for located errors
+    item_spans: dict[str, list[Span]] = Field(default_factory=dict, repr=False)
+
+    def item_span(self, field_name: str, index: int) -> Span:
+        """Where item `index` of list field `field_name` was written (the case if unknown)."""
+        spans = self.item_spans.get(field_name, [])
+        return spans[index] if index < len(spans) else self.span
+
+    def fixture_span(self, path: str) -> Span:
+        """Where fixture `path` is declared (the case when it is only a folder on disk)."""
+        declared = (f for f in self.fixtures if f.path.strip("/") == path.strip("/"))
+        return next((f.span for f in declared), self.span)
 
     def query(self, name: str) -> Query | None:
         return next((q for q in self.queries if q.name == name), None)

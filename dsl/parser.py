@@ -11,7 +11,7 @@ from __future__ import annotations
 from functools import lru_cache
 from importlib import resources
 
-from lark import Lark, Token
+from lark import Lark, Token, Tree
 from lark.exceptions import (
     LarkError,
     UnexpectedCharacters,
@@ -195,6 +195,27 @@ def _syntax_diagnostic(path: str, text: str, err: UnexpectedInput) -> Diagnostic
                       code="syntax")
 
 
+# Blocks, lists and conditions nest a few levels in any real case; a bound keeps a stranger's
+# thousand nested `not`s or steps from exhausting the recursion of every later pass.
+MAX_NESTING = 64
+
+
+def _too_deep(tree: Tree[Token], path: str) -> Diagnostic | None:
+    """The first node nested deeper than MAX_NESTING, as a located error (no recursion)."""
+    stack: list[tuple[Tree[Token], int]] = [(tree, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > MAX_NESTING:
+            meta = node.meta
+            line = getattr(meta, "line", 0) if not meta.empty else 0
+            column = getattr(meta, "column", 0) if not meta.empty else 0
+            return Diagnostic(path=path, line=line, column=column, code="too-deep",
+                              message=f"nested more than {MAX_NESTING} levels deep here",
+                              help="split the condition or the block into flatter parts")
+        stack.extend((c, depth + 1) for c in node.children if isinstance(c, Tree))
+    return None
+
+
 def parse_text(text: str, path: str = "<string>") -> s.CaseFile:
     """Parse one case file. Raises `CaseSyntaxError`, never a lark exception."""
     try:
@@ -205,6 +226,9 @@ def parse_text(text: str, path: str = "<string>") -> s.CaseFile:
         raise CaseSyntaxError(
             Diagnostic(path=path, message=f"cannot parse: {err}", code="syntax")
         ) from None
+    deep = _too_deep(tree, path)
+    if deep is not None:
+        raise CaseSyntaxError(deep)
     try:
         case = ToSyntax(path).transform(tree)
     except VisitError as err:  # pragma: no cover - a bug in the transformer, not the input

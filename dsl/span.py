@@ -17,6 +17,9 @@ class Span(BaseModel):
     end_column: int = 0
 
 
+POSITIONS = frozenset({"span", "item_spans"})  # where a node came from, never what it says
+
+
 class Node(BaseModel):
     """Base of every tree node. Spans never take part in equality."""
 
@@ -27,7 +30,7 @@ class Node(BaseModel):
     def __eq__(self, other: object) -> bool:
         if type(self) is not type(other):
             return NotImplemented
-        fields = (name for name in type(self).model_fields if name != "span")
+        fields = (name for name in type(self).model_fields if name not in POSITIONS)
         return all(getattr(self, name) == getattr(other, name) for name in fields)
 
     def __hash__(self) -> int:

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from dsl import model as m
 from dsl.diagnostics import Diagnostic, Severity
+from dsl.lower import requirement_problem
 from dsl.span import Span
 
 KEBAB = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")  # fullmatch: `$` would let a trailing newline in
@@ -39,21 +40,19 @@ def check_regexes(case: m.Case) -> Iterator[Diagnostic]:
     for name, regex in _regexes(case):
         problem = regex_problem(regex)
         if problem:
+            linear = "backtracking" in problem
             yield Diagnostic.at(regex.span, f"regex in `{name}`: {problem}", code="bad-regex",
                                 help="case patterns must run in linear time: no backreferences "
-                                "or lookaround")
+                                "or lookaround" if linear else None)
 
 
 def check_versions(case: m.Case) -> Iterator[Diagnostic]:
-    from packaging.requirements import InvalidRequirement, Requirement
-
     for field_name in ("affected", "fixed"):
-        for text in getattr(case, field_name):
-            try:
-                Requirement(text)
-            except InvalidRequirement as err:
-                reason = str(err).splitlines()[0]  # packaging adds its own caret lines
-                yield Diagnostic.at(case.span, f"`{field_name}`: invalid requirement {text!r}: "
+        for index, text in enumerate(getattr(case, field_name)):
+            reason = requirement_problem(text)
+            if reason is not None:
+                yield Diagnostic.at(case.item_span(field_name, index),
+                                    f"`{field_name}`: invalid requirement {text[:80]!r}: "
                                     f"{reason}", code="bad-version")
 
 
@@ -256,6 +255,28 @@ CASE_CHECKS: tuple[Callable[[m.Case], Iterator[Diagnostic]], ...] = (
 )
 
 
+def _located(diagnostic: Diagnostic, case: m.Case) -> Diagnostic:
+    """A problem of a part the author never wrote (a missing `match`) is shown at the case."""
+    if diagnostic.line or not case.span.line:
+        return diagnostic
+    return diagnostic.model_copy(update={"path": diagnostic.path or case.span.path,
+                                         "line": case.span.line, "column": case.span.column})
+
+
+def check_case(case: m.Case) -> list[Diagnostic]:
+    """Every per-case check; a check that fails on a stranger's case becomes an error at the
+    case, so one broken case in a pack is reported and left out, never a crash of the rest."""
+    out: list[Diagnostic] = []
+    for check in CASE_CHECKS:
+        try:
+            out.extend(_located(d, case) for d in check(case))
+        except Exception as exc:
+            out.append(Diagnostic.at(case.span, f"internal error in {check.__name__}: "
+                                     f"{type(exc).__name__}: {str(exc)[:200]} (please report "
+                                     "it with this case)", code="internal"))
+    return out
+
+
 def validate_cases(
     cases: list[m.Case], known_ids: set[str] | None = None, *, per_case: bool = True
 ) -> list[Diagnostic]:
@@ -266,8 +287,7 @@ def validate_cases(
     `per_case=False` runs the cross-case checks only (for cases already checked one by one)."""
     out: list[Diagnostic] = []
     for case in cases if per_case else ():
-        for check in CASE_CHECKS:
-            out.extend(check(case))
+        out.extend(check_case(case))
     seen: dict[str, Span] = {}
     for case in cases:
         if case.id in seen:
@@ -277,9 +297,11 @@ def validate_cases(
         else:
             seen[case.id] = case.span
     for case in cases:
-        for other in case.specializes + case.related:
+        named = [("specializes", i, c) for i, c in enumerate(case.specializes)]
+        named += [("related", i, c) for i, c in enumerate(case.related)]
+        for field_name, index, other in named:
             if other not in seen and other not in (known_ids or set()):
-                out.append(Diagnostic.at(case.span, f"`{case.id}` refers to unknown case "
+                out.append(Diagnostic.at(case.item_span(field_name, index), f"`{case.id}` refers to unknown case "
                                          f"`{other}`", code="unknown-case",
                                          severity=Severity.ERROR))
     return out

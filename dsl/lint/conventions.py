@@ -33,11 +33,11 @@ class TagNotKebabCase(Rule):
     description = "A tag or platform is not kebab-case (lower-case letters, digits and `-`)."
 
     def check(self, case: m.Case, cases: list[m.Case]) -> Iterator[Diagnostic]:
-        for field_name, words in (("tag", case.tags), ("platform", case.platforms)):
-            for word in words:
+        for field_name, words in (("tags", case.tags), ("platforms", case.platforms)):
+            for index, word in enumerate(words):
                 if not KEBAB.match(word):
                     fixed = re.sub(r"[^a-z0-9]+", "-", word.lower()).strip("-")
-                    yield self.report(case.span, f"{field_name} `{word}` is not kebab-case",
+                    yield self.report(case.item_span(field_name, index), f"{field_name[:-1]} `{word}` is not kebab-case",
                                       help=f"write `{fixed}`" if fixed else None)
 
 
@@ -47,11 +47,11 @@ class UnknownComponent(Rule):
     description = "A component is not in the known list (typo, or a new name to add)."
 
     def check(self, case: m.Case, cases: list[m.Case]) -> Iterator[Diagnostic]:
-        for name in case.components:
+        for index, name in enumerate(case.components):
             if name.upper().startswith("TODO") or name in KNOWN_COMPONENTS:
                 continue
             near = difflib.get_close_matches(name, sorted(KNOWN_COMPONENTS), n=1)
-            yield self.report(case.span, f"component `{name}` is not a known component",
+            yield self.report(case.item_span("components", index), f"component `{name}` is not a known component",
                               help=(f"did you mean `{near[0]}`?" if near else
                                     "add it to KNOWN_COMPONENTS in dsl/lint/conventions.py"))
 
@@ -69,4 +69,5 @@ class FixtureNameNotKebabCase(Rule):
         for spec in fixtures_of(case):
             name = spec.path.rpartition("/")[2]
             if not SLUG.match(name):
-                yield self.report(case.span, f"fixture folder `{spec.path}` is not kebab-case")
+                yield self.report(case.fixture_span(spec.path),
+                                  f"fixture folder `{spec.path}` is not kebab-case")

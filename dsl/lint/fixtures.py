@@ -112,7 +112,8 @@ class ShadowedCase(Rule):
             if first in case.specializes:
                 continue
             own = dict(run.ranking)[case.id]
-            yield self.report(case.span, f"on its positive fixture `{run.path}`, `{first}` "
+            yield self.report(case.fixture_span(run.path), f"on its positive fixture "
+                              f"`{run.path}`, `{first}` "
                               f"ranks first ({score:.2f} vs {own:.2f})")
 
 
@@ -124,5 +125,6 @@ class FixtureNotRead(Rule):
     def check(self, case: m.Case, cases: list[m.Case]) -> Iterator[Diagnostic]:
         for run in fixture_runs(case):
             if run.error:
-                yield self.report(case.span, f"fixture `{run.path}` could not be read: "
+                yield self.report(case.fixture_span(run.path), f"fixture `{run.path}` could not "
+                                  "be read: "
                                   f"{run.error}")

@@ -91,6 +91,12 @@ def run(args: argparse.Namespace) -> int:
     except OSError as exc:
         shutil.rmtree(folder, ignore_errors=True)
         return _fail(f"cannot write {folder}: {exc.strerror or exc}")
+    except BaseException as exc:  # never leave a half-made case that blocks the same id
+        shutil.rmtree(folder, ignore_errors=True)
+        if not isinstance(exc, Exception):
+            raise  # Ctrl-C: the folder is gone, the interrupt goes on
+        return _fail(f"internal error drafting the case (nothing was kept): "
+                     f"{type(exc).__name__}: {exc}")
 
 
 def _draft(args: argparse.Namespace, case_id: str, folder: Path, evidence: Path) -> int:

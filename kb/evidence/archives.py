@@ -6,11 +6,9 @@ are reported as "unsafe archive member"; inflation is bounded by `InflateBudget`
 
 from __future__ import annotations
 
-import lzma
 import stat
 import tarfile
 import zipfile
-import zlib
 from collections.abc import Iterator
 from typing import Any, cast
 
@@ -22,6 +20,7 @@ from kb.evidence.bounded import (
     PrefixedStream,
 )
 from kb.evidence.facts import SkippedFile
+from kb.evidence.failures import ARCHIVE_ERRORS
 from kb.evidence.inputs import (
     InputFile,
     _Counting,
@@ -29,19 +28,6 @@ from kb.evidence.inputs import (
     is_archive,
     logical_name,
     shown_name,
-)
-
-_ARCHIVE_ERRORS = (
-    tarfile.TarError,
-    zipfile.BadZipFile,
-    zipfile.LargeZipFile,
-    OSError,
-    EOFError,
-    zlib.error,
-    lzma.LZMAError,
-    ValueError,
-    NotImplementedError,
-    RuntimeError,
 )
 
 
@@ -96,7 +82,7 @@ def iter_archive(
             yield from _iter_tar(src.display, PrefixedStream(head, raw), budget, skipped)
     except InflateLimitError as exc:
         skipped.append(SkippedFile(path=src.display, reason=f"{exc}; rest of the archive not read"))
-    except _ARCHIVE_ERRORS as exc:
+    except ARCHIVE_ERRORS as exc:
         skipped.append(SkippedFile(path=src.display, reason=f"corrupt or truncated archive: {exc}"))
     finally:
         raw.close()

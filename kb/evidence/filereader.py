@@ -8,21 +8,18 @@ from __future__ import annotations
 
 import contextlib
 import io
-import lzma
 import os
 import re
-import tarfile
-import zipfile
-import zlib
 from collections import Counter, deque
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import BinaryIO, NamedTuple, cast
 
-from kb.evidence.bounded import ByteStream, InflateLimitError, PrefixedStream
+from kb.evidence.bounded import ByteStream, PrefixedStream
 from kb.evidence.context import FileContext, Line
 from kb.evidence.facts import EvidenceFile, EvidenceLine, Facts, SkippedFile
+from kb.evidence.failures import READ_ERRORS, skip_reason
 from kb.evidence.inputs import InputFile
 from kb.evidence.limits import Limits
 from kb.evidence.ranks import PathHints, file_rank, path_hints
@@ -161,8 +158,6 @@ def _read_up_to(stream: ByteStream, n: int) -> bytes:
 
 
 # every way a stranger's file or archive member can fail to read: reported and skipped
-_READ_ERRORS = (OSError, EOFError, zlib.error, lzma.LZMAError, ValueError, zipfile.BadZipFile,
-                tarfile.TarError)
 
 
 def read_file(
@@ -182,17 +177,9 @@ def read_file(
         return result
     try:
         _read(stream, f, ctx, result, patterns, limits)
-    except InflateLimitError as exc:
+    except READ_ERRORS as exc:
         return FileResult(
-            file=None, facts=Facts(), skipped=[SkippedFile(path=f.display, reason=str(exc))]
-        )
-    except _READ_ERRORS as exc:
-        what = "corrupt archive member" if isinstance(exc, zipfile.BadZipFile | tarfile.TarError) \
-            else "read error"
-        return FileResult(
-            file=None,
-            facts=Facts(),
-            skipped=[SkippedFile(path=f.display, reason=f"{what}: {exc}")],
+            file=None, facts=Facts(), skipped=[SkippedFile(path=f.display, reason=skip_reason(exc))]
         )
     finally:
         with contextlib.suppress(Exception):

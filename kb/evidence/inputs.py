@@ -266,9 +266,11 @@ def spool_stdin(limits: Limits, skipped: list[SkippedFile]) -> InputFile:
         spool.write(chunk)
         copied += len(chunk)
     if copied >= limits.stdin_max and src.read(1):
+        copied = _drop_cut_line(spool, copied)
         skipped.append(
             SkippedFile(
-                path="<stdin>", reason=f"too large: only the first {limits.stdin_max} bytes read"
+                path="<stdin>", reason=f"too large: only the first {copied} bytes read "
+                f"(whole lines up to the {limits.stdin_max}-byte limit)"
             )
         )
     spool.seek(0)
@@ -286,6 +288,17 @@ def spool_stdin(limits: Limits, skipped: list[SkippedFile]) -> InputFile:
     return InputFile(
         display="<stdin>", size=copied, opener=reopen, gz=gzipped and not tar_gz, archive=archive
     )
+
+
+def _drop_cut_line(spool: Any, size: int) -> int:
+    """Truncate the spool after its last newline: the line the size limit cut through is
+    incomplete, and read as if whole it could say something the real line does not."""
+    tail = max(0, size - (1 << 20))
+    spool.seek(tail)
+    last = spool.read(size - tail).rfind(b"\n")
+    keep = tail + last + 1 if last != -1 else tail
+    spool.truncate(keep)
+    return keep
 
 
 def _looks_like_tar_gz(spool: Any) -> bool:

@@ -14,6 +14,7 @@ from pathlib import Path
 from kb.evidence.archives import iter_archive
 from kb.evidence.bounded import InflateBudget
 from kb.evidence.facts import SkippedFile
+from kb.evidence.failures import READ_ERRORS, skip_reason
 from kb.evidence.inputs import InputFile, is_archive, logical_name, walk
 from kb.evidence.limits import Limits
 from kb.scaffold.redact import Redactor
@@ -63,8 +64,8 @@ def _read(task: InputFile, skipped: list[SkippedFile]) -> bytes | None:
             data = stream.read(MAX_FILE_BYTES + 1)
         finally:
             stream.close()
-    except (OSError, ValueError, EOFError) as exc:
-        skipped.append(SkippedFile(path=task.display, reason=f"unreadable: {exc}"))
+    except READ_ERRORS as exc:  # a bomb or a corrupt member is skipped, as `kb evidence` does
+        skipped.append(SkippedFile(path=task.display, reason=skip_reason(exc)))
         return None
     if len(data) > MAX_FILE_BYTES:
         skipped.append(SkippedFile(path=task.display, reason="larger than 20 MB: trim it"))

@@ -30,8 +30,9 @@ def _prefixed(expr: bytes, flags: int) -> bytes:
 def compile_error(expr: bytes, flags: int) -> str | None:
     try:
         re2.compile(_prefixed(expr, flags), options(bool(flags & FLAG_CASELESS)))
-    except re2.error as exc:
-        return str(exc)
+    except re2.error as exc:  # RE2 reports its message as bytes
+        message = exc.args[0] if exc.args else exc
+        return message.decode("utf-8", "replace") if isinstance(message, bytes) else str(message)
     return None
 
 

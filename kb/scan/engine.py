@@ -63,6 +63,11 @@ def validate_regex(regex: str, ignore_case: bool = False) -> str | None:
     construct = syntax.backtracking_construct(regex)
     if construct:
         return f"needs a backtracking regex engine: {construct} is not supported"
+    unicode = syntax.unicode_construct(regex)
+    if unicode:
+        return (f"{unicode} needs Unicode-aware matching, but logs are matched as bytes: write "
+                "the characters as an alternation (`(错误|失败)`), or `[\\x80-\\xff]+` for any "
+                "non-ASCII text")
     anchor = syntax.buffer_anchor(regex)
     if anchor:
         return f"{anchor} anchors at the edge of a scanned chunk, not a line: use ^ or $"
@@ -72,7 +77,7 @@ def validate_regex(regex: str, ignore_case: bool = False) -> str | None:
         flags = _hyperscan.FLAG_MULTILINE | (_hyperscan.FLAG_CASELESS * ignore_case)
         error = _hyperscan.compile_error(expr, flags)
     if error is not None:
-        return error
+        return error.decode("utf-8", "replace") if isinstance(error, bytes) else error
     if _line_regex(regex, ignore_case).search(b"") is not None:
         return "matches the empty string, so it would match every line"
     return None

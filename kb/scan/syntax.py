@@ -40,8 +40,12 @@ def _tokenize(regex: str) -> Iterator[tuple[str, bool]]:
     while i < n:
         c = regex[i]
         if c == "\\" and i + 1 < n:
-            yield regex[i : i + 2], in_class
-            i += 2
+            end = i + 2
+            if regex[i + 1] in "pPxN" and end < n and regex[end] == "{":  # \p{Han}, \x{263a}
+                close = regex.find("}", end)
+                end = close + 1 if close != -1 else n
+            yield regex[i:end], in_class
+            i = end
             continue
         if not in_class and c == "[":
             yield c, False
@@ -84,6 +88,20 @@ def backtracking_construct(regex: str) -> str | None:
     return None
 
 
+def unicode_construct(regex: str) -> str | None:
+    """A construct that needs Unicode-aware matching, or None.
+
+    Both engines match bytes (one byte is one character), so a Unicode property class would
+    never match, and a character class holding a non-ASCII character would match single bytes
+    of it, not the character. Non-ASCII text outside classes is fine: it is a byte sequence."""
+    for tok, in_class in _tokens(regex):
+        if tok[:2] in ("\\p", "\\P"):
+            return f"the Unicode class {tok!r}"
+        if in_class and not tok.isascii():
+            return f"the non-ASCII character {tok!r} inside [...]"
+    return None
+
+
 def buffer_anchor(regex: str) -> str | None:
     """The first `\\A`, `\\z`, `\\Z` or `\\G` outside a class: they would anchor at chunk edges."""
     for tok, in_class in _tokens(regex):
@@ -95,7 +113,7 @@ def buffer_anchor(regex: str) -> str | None:
 def _strip_classes(regex: str) -> str:
     """The pattern with escapes and character classes blanked out (for simple searches)."""
     return "".join(
-        "_" if in_class or (len(tok) == 2 and tok[0] == "\\") else tok
+        "_" if in_class or (len(tok) >= 2 and tok[0] == "\\") else tok
         for tok, in_class in _tokens(regex)
     )
 

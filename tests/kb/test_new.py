@@ -162,3 +162,23 @@ def test_an_id_with_a_newline_or_too_long_is_refused(tmp_path, capsys) -> None: 
         assert kb_main(["new", bad, "--cases", str(tmp_path)]) == 2
         assert "Traceback" not in capsys.readouterr().err
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_bomb_in_the_evidence_is_skipped_and_leaves_no_half_case(
+        tmp_path: Path, evidence: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import gzip
+
+    with gzip.open(evidence / "rank2.log.gz", "wb") as out:
+        out.write(b"A" * (64 * 1024 * 1024))  # 64 MiB of one byte: a ratio no log has
+    assert main(["new", "bomb-case", "--cases", str(tmp_path), "--from-evidence",
+                 str(evidence)]) in (0, 1)
+    out = capsys.readouterr()
+    assert "decompression bomb" in out.out + out.err and "Traceback" not in out.err
+    assert (tmp_path / "bomb-case" / "case.kb").is_file()  # the other files made a draft
+
+    only_bomb = tmp_path / "only-bomb"
+    only_bomb.mkdir()
+    (evidence / "rank2.log.gz").rename(only_bomb / "rank0.log.gz")
+    assert main(["new", "bomb-only", "--cases", str(tmp_path), "--from-evidence",
+                 str(only_bomb)]) == 2
+    assert not (tmp_path / "bomb-only").exists()  # nothing half-made blocks the id

@@ -181,3 +181,25 @@ def test_markdown_output_keeps_hostile_lines_inert(tmp_path: Path,
     row = next(line for line in out.splitlines() if "onerror" in line)
     assert row.count("|") - row.count("\\|") == 5  # the pipe in the log line stays in its cell
     assert "`` " in row  # a longer fence: the backtick in the line cannot close the span
+
+
+def test_a_line_cut_by_the_stdin_limit_is_dropped_not_read_as_whole(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """`rank 1 exited with code 12` cut to `rank 1 exited with code 1` would say a wrong thing."""
+    import io
+    import sys
+    from types import SimpleNamespace
+
+    from kb.evidence.facts import SkippedFile
+    from kb.evidence.inputs import spool_stdin
+    from kb.evidence.limits import Limits
+
+    data = b"first whole line\nsecond whole line\nrank 1 exited with code 12\n"
+    limit = data.index(b"12") + 1  # cuts `12` to `1`
+    monkeypatch.setattr(sys, "stdin", SimpleNamespace(buffer=io.BytesIO(data)))
+    skipped: list[SkippedFile] = []
+    spooled = spool_stdin(Limits(stdin_max=limit), skipped)
+    kept = spooled.open().read()
+    assert kept == b"first whole line\nsecond whole line\n"
+    assert spooled.size == len(kept)
+    assert skipped and "whole lines" in skipped[0].reason

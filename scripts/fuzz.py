@@ -1,0 +1,370 @@
+"""Fuzz the two untrusted inputs: case files (a pack comes by pull request) and evidence (a
+folder or archive attached to an issue).
+
+    python scripts/fuzz.py --cases 100000 --evidence 10000 --seed 1
+
+Case files are real cases mutated (spans cut, doubled and swapped; hostile tokens: deep
+nesting, huge numbers, odd Unicode, backtracking and Unicode regexes, fixture paths that
+leave the case). Each goes through what `kb check`, `kb compile` and `kb fmt` run; the
+property is: no exception escapes, and every error names `file:line`.
+
+Evidence is built from the lines of real fixtures, mutated (flipped bytes, ANSI escapes,
+invalid UTF-8, NULs, numbers of thousands of digits, very long lines), under hostile names,
+as plain folders or as tar/tar.gz/zip/gz archives, some corrupted or cut short, some small
+bombs. Each is diagnosed and rendered as text, JSON and markdown; the property is: no
+exception, JSON that is valid UTF-8, no control character reaching the terminal.
+
+Every input is timed; one over --slow seconds (default 10) counts as a hang. The script
+prints how many inputs it tried and every failure with the seed that reproduces it.
+The test suite runs a short, fixed-seed run of the same generators (tests/test_fuzz.py).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import io
+import json
+import random
+import shutil
+import sys
+import tarfile
+import tempfile
+import time
+import traceback
+import zipfile
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from dsl.api import DEFAULT_CASES, load_cases  # noqa: E402
+from dsl.compiler import KnowledgeBase, compile_case, load_knowledge_base  # noqa: E402
+from dsl.formatter import format_text  # noqa: E402
+
+# ------------------------------------------------------------------ case files
+
+HOSTILE_TOKENS = [
+    "{", "}", "(", ")", "[", "]", '"', '"""', "```", "/", "\\", "#", ",", ":",
+    "not " * 300, "(" * 400, ")" * 400, "[" * 400, "{" * 300,
+    "at_least " + "9" * 400 + " of (a, b)", "weight " + "9" * 400, "weight 1e309",
+    "weight -0", "min_count 99999999999999999999", "date 2024-99-99", "date 0000-00-00",
+    '"\\ud800"', '"\\udfff\\ud800"', '"\\u0000"', "\u202e", "\u200b", "\U0001f525", "\x00",
+    "\x1b[2J", "\x1b]0;owned\x07", "\r", "\x0b", "\x1c", "\ufeff",
+    "/(a+)+$/", "/(?=x)y/", "/(a)\\1/", "/[/", "/\\p{Han}+/", "/[错误]/", "/a{2,1}/",
+    "/x{1000}{1000}/", "/(?i)/", "//", "/\\A/",
+    'fixture "positive/../../../../etc" { expect match }', 'fixture "/etc" { expect match }',
+    'fixture "positive/' + "x" * 300 + '" { expect match }',
+    "case", "match", "require", "likely", "possible", "rule_out", "support", "evidence",
+    "remedy", "step", "fixture", "symptom", "provenance", "x" * 5000,
+    "require " + " and ".join(["a"] * 3000),
+]
+
+
+def real_cases() -> list[str]:
+    return [p.read_text(encoding="utf-8") for p in sorted(DEFAULT_CASES.glob("*/case.kb"))]
+
+
+def mutate_case(text: str, rng: random.Random) -> str:
+    """One to four random edits of a case's text."""
+    for _ in range(rng.randint(1, 4)):
+        n = len(text)
+        op = rng.randrange(7)
+        i, j = sorted((rng.randrange(n + 1), rng.randrange(n + 1)))
+        if op == 0:
+            text = text[:i] + text[j : j + (j - i) // 4]  + text[j:]  # cut a span
+        elif op == 1:
+            text = text[:j] + text[i:j] + text[j:]  # double a span
+        elif op == 2:
+            text = text[:i] + rng.choice(HOSTILE_TOKENS) + text[i:]
+        elif op == 3:
+            lines = text.split("\n")
+            a, b = rng.randrange(len(lines)), rng.randrange(len(lines))
+            lines[a], lines[b] = lines[b], lines[a]
+            text = "\n".join(lines)
+        elif op == 4:
+            text = text[: rng.randrange(n + 1)]  # truncated
+        elif op == 5:
+            digits = [k for k in range(n) if text[k].isdigit()]
+            if digits:
+                k = rng.choice(digits)
+                text = text[:k] + "9" * rng.choice([20, 400, 5000]) + text[k:]
+        else:
+            text = text[:i] + chr(rng.choice([0xD800, 0x0, 0x1B, 0x85, 0x2028, 0xFFFF,
+                                              rng.randrange(0x20, 0x30000)])) + text[i:]
+    return text
+
+
+def nested_case(rng: random.Random) -> str:
+    """A valid case shell around a deeply nested condition, list or block."""
+    depth = rng.choice([10, 70, 500, 3000])
+    kind = rng.randrange(4)
+    condition = "a"
+    if kind == 0:
+        condition = "not " * depth + "a"
+    elif kind == 1:
+        condition = "(" * depth + "a" + ")" * depth
+    elif kind == 2:
+        condition = "at_least 1 of (" * depth + "a" + ")" * depth
+    steps = ""
+    if kind == 3:
+        steps = '  remedy "r" {\n' + '    step "s" {\n' * depth + "      verify \"v\"\n" \
+            + "    }\n" * depth + "  }\n"
+    return (f'case fuzz-nested {{\n  title "t"\n  summary "s"\n  evidence a: log {{\n'
+            f"    pattern /NCCL WARN x/\n  }}\n{steps}  match {{\n    require {condition}\n"
+            "  }\n}\n")
+
+
+@dataclass
+class Findings:
+    tried: int = 0
+    failures: list[str] = field(default_factory=list)
+    slow: list[str] = field(default_factory=list)
+    slowest: float = 0.0
+    rejected: int = 0  # inputs with at least one error (all located)
+
+    def timed(self, label: str, seconds: float, limit: float) -> None:
+        self.slowest = max(self.slowest, seconds)
+        if seconds > limit:
+            self.slow.append(f"{label}: {seconds:.1f} s")
+
+
+def check_case_text(text: str, folder: Path) -> list[str]:
+    """What `kb check`, `kb compile` and `kb fmt` do with one case file; the problems found."""
+    problems = []
+    case_dir = folder / "fuzz-case"
+    case_dir.mkdir(parents=True, exist_ok=True)
+    path = case_dir / "case.kb"
+    path.write_text(text, encoding="utf-8", errors="surrogatepass")
+    result = load_cases([path], with_env=False)
+    for d in result.diagnostics:
+        if d.severity.value == "error" and (d.line < 1 or d.code == "internal"):
+            problems.append(f"error without a located cause: {d.location}: {d.message[:200]}")
+    for case in result.cases:
+        if result.ok:
+            compile_case(case, str(path), "fuzz").model_dump_json()
+    if result.ok:
+        format_text(path.read_text(encoding="utf-8", errors="replace"), str(path))
+    return problems
+
+
+def fuzz_cases(count: int, seed: int, slow: float, log: Callable[[str], None]) -> Findings:
+    rng = random.Random(seed)
+    corpus = real_cases()
+    found = Findings()
+    with tempfile.TemporaryDirectory(prefix="kb-fuzz-cases-") as tmp:
+        for k in range(count):
+            case_seed = rng.randrange(2**32)
+            local = random.Random(case_seed)
+            text = nested_case(local) if local.random() < 0.05 else \
+                mutate_case(local.choice(corpus), local)
+            start = time.perf_counter()
+            try:
+                problems = check_case_text(text, Path(tmp) / str(k % 64))
+            except BaseException as exc:
+                if isinstance(exc, KeyboardInterrupt):
+                    raise
+                problems = ["".join(traceback.format_exception(exc))[-1500:]]
+            found.timed(f"case seed {case_seed}", time.perf_counter() - start, slow)
+            found.tried += 1
+            for p in problems:
+                found.failures.append(f"case seed {case_seed}: {p}")
+            if count >= 1000 and (k + 1) % (count // 10) == 0:
+                log(f"  cases: {k + 1}/{count}, failures {len(found.failures)}, "
+                    f"slowest {found.slowest:.2f} s")
+    return found
+
+
+def case_from_seed(seed: int) -> str:
+    """The case text a `case seed N` failure refers to, to reproduce it."""
+    local = random.Random(seed)
+    corpus = real_cases()
+    return nested_case(local) if local.random() < 0.05 else mutate_case(local.choice(corpus), local)
+
+
+# ------------------------------------------------------------------ evidence
+
+ODD_NAMES = ["rank0.log", "rank1.log", "nvidia-smi.txt", "pip-freeze.txt", "env.txt",
+             "notes.md", "train.py", "collect_env.txt", "stack.txt", "dmesg.txt",
+             "na\udcffme.log", "evil\x1b[2J.log", "line\nbreak.log", "ümlaut-日志.log",
+             "x" * 200 + ".log", "..log", "-rf.log", "config.yaml", "accelerate_config.yaml"]
+LINE_MUTATIONS = [
+    lambda s, r: s,
+    lambda s, r: s,
+    lambda s, r: s.replace(b"rank", b"rank" + b"9" * r.choice([10, 5000])),
+    lambda s, r: b"\x1b]0;owned\x07\x1b[2J" + s,
+    lambda s, r: s + bytes([r.randrange(128, 256)]),
+    lambda s, r: s[: r.randrange(len(s) + 1)],
+    lambda s, r: s * r.choice([2, 300]),
+    lambda s, r: s.replace(b" ", b"\x00", 1),
+    lambda s, r: b"[" * 2000 + s,
+    lambda s, r: b"&a [&a, &a, &a, &a, &a, &a]\n",
+]
+
+
+def fixture_lines() -> list[bytes]:
+    lines: list[bytes] = []
+    for path in sorted(DEFAULT_CASES.glob("*/fixtures/*/*/*")):
+        if path.is_file() and path.stat().st_size < 256 * 1024 and path.name != "incident.yaml":
+            lines.extend(path.read_bytes().splitlines(keepends=True)[:200])
+    return lines
+
+
+def _file_bytes(lines: list[bytes], rng: random.Random) -> bytes:
+    picked = [rng.choice(lines) for _ in range(rng.randint(0, 60))]
+    return b"".join(rng.choice(LINE_MUTATIONS)(line, rng) for line in picked)
+
+
+def _corrupt(data: bytes, rng: random.Random) -> bytes:
+    if not data or rng.random() < 0.5:
+        return data
+    if rng.random() < 0.5:
+        return data[: rng.randrange(len(data))]
+    k = rng.randrange(len(data))
+    return data[:k] + bytes([data[k] ^ 0xFF]) + data[k + 1 :]
+
+
+def build_evidence(root: Path, lines: list[bytes], rng: random.Random) -> Path:
+    """A folder of mutated files, or an archive of one, at `root`; returns the path to read."""
+    files = {}
+    for _ in range(rng.randint(1, 6)):
+        sub = rng.choice(["", "logs/", "node-1/rank3/", "a/b/c/"])
+        files[sub + rng.choice(ODD_NAMES)] = _file_bytes(lines, rng)
+    if rng.random() < 0.05:  # a small bomb: 40 MiB of one byte
+        files["bomb.log"] = b"A" * (40 << 20)
+    shape = rng.choice(["folder", "folder", "tar", "tar.gz", "zip", "gz"])
+    if shape == "folder":
+        folder = root / "evidence"
+        for name, data in files.items():
+            target = folder / name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+            try:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(data)
+            except OSError:
+                continue
+        if rng.random() < 0.2:
+            (folder / "outside-link").symlink_to("/etc")
+        return folder
+    if shape == "gz":
+        name, data = next(iter(files.items()))
+        path = root / "one.log.gz"
+        path.write_bytes(_corrupt(gzip.compress(data), rng))
+        return path
+    buf = io.BytesIO()
+    if shape == "zip":
+        with zipfile.ZipFile(buf, "w", rng.choice([zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED])) as z:
+            for name, data in files.items():
+                z.writestr(name.encode("utf-8", "surrogateescape").decode("utf-8", "replace"), data)
+            if rng.random() < 0.2:
+                z.writestr("../../escape.log", b"NCCL WARN slip\n")
+        suffix = ".zip"
+    else:
+        with tarfile.open(fileobj=buf, mode="w:gz" if shape == "tar.gz" else "w") as t:
+            for name, data in files.items():
+                info = tarfile.TarInfo(name.encode("utf-8", "surrogateescape")
+                                       .decode("utf-8", "replace"))
+                info.size = len(data)
+                t.addfile(info, io.BytesIO(data))
+            if rng.random() < 0.2:
+                link = tarfile.TarInfo("evil-link")
+                link.type, link.linkname = tarfile.SYMTYPE, "/etc/passwd"
+                t.addfile(link)
+        suffix = ".tar.gz" if shape == "tar.gz" else ".tar"
+    path = root / f"evidence{suffix}"
+    path.write_bytes(_corrupt(buf.getvalue(), rng))
+    return path
+
+
+CONTROL = {c for c in range(0x20) if c not in (0x09, 0x0A)} | {0x7F}  # tab, newline: inert
+
+
+def check_evidence(kb: KnowledgeBase, path: Path) -> list[str]:
+    """Diagnose and render like `kb diagnose` in each format; the properties broken."""
+    from kb.evidence.summary import render_summary
+    from kb.match.diagnose import diagnose_bundle, read_bundle
+    from kb.report.json_report import render_json
+    from kb.report.markdown import render_markdown
+    from kb.report.text import write_text
+
+    problems = []
+    bundle = read_bundle(kb, str(path), workers=1)
+    diagnosis = diagnose_bundle(kb, bundle)
+    rendered = render_json(diagnosis, kb)
+    try:
+        json.loads(rendered.encode("utf-8"))
+    except (UnicodeEncodeError, ValueError) as exc:
+        problems.append(f"JSON output is not valid UTF-8 JSON: {exc}")
+    render_markdown(diagnosis, kb).encode("utf-8")
+    shown = io.StringIO()  # what `kb diagnose` writes to a terminal, summary included
+    write_text(diagnosis, kb, summary=render_summary(bundle), stream=shown)
+    text = shown.getvalue()
+    bad = sorted({f"U+{ord(c):04X}" for c in text if ord(c) in CONTROL})
+    if bad:
+        problems.append(f"control characters reach the terminal: {', '.join(bad)}")
+    text.encode("utf-8")
+    return problems
+
+
+def fuzz_evidence(count: int, seed: int, slow: float, log: Callable[[str], None]) -> Findings:
+    rng = random.Random(seed)
+    kb = load_knowledge_base(with_env=False)
+    lines = fixture_lines()
+    found = Findings()
+    for k in range(count):
+        ev_seed = rng.randrange(2**32)
+        with tempfile.TemporaryDirectory(prefix="kb-fuzz-ev-") as tmp:
+            start = time.perf_counter()
+            try:
+                path = build_evidence(Path(tmp), lines, random.Random(ev_seed))
+                start = time.perf_counter()
+                problems = check_evidence(kb, path)
+            except BaseException as exc:
+                if isinstance(exc, KeyboardInterrupt):
+                    raise
+                problems = ["".join(traceback.format_exception(exc))[-1500:]]
+            found.timed(f"evidence seed {ev_seed}", time.perf_counter() - start, slow)
+        found.tried += 1
+        found.failures += [f"evidence seed {ev_seed}: {p}" for p in problems]
+        if count >= 100 and (k + 1) % (count // 10) == 0:
+            log(f"  evidence: {k + 1}/{count}, failures {len(found.failures)}, "
+                f"slowest {found.slowest:.2f} s")
+    return found
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--cases", type=int, default=100_000, help="case files to try")
+    parser.add_argument("--evidence", type=int, default=10_000,
+                        help="evidence folders and archives to try")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--slow", type=float, default=10.0,
+                        help="seconds after which one input counts as a hang")
+    args = parser.parse_args(argv)
+
+    def log(message: str) -> None:
+        print(message, flush=True)
+
+    started = time.perf_counter()
+    results = {}
+    if args.cases:
+        results["case files"] = fuzz_cases(args.cases, args.seed, args.slow, log)
+    if args.evidence:
+        results["evidence folders/archives"] = fuzz_evidence(args.evidence, args.seed, args.slow,
+                                                             log)
+    failed = False
+    for what, found in results.items():
+        print(f"{what}: {found.tried} tried, {len(found.failures)} failure(s), "
+              f"{len(found.slow)} over {args.slow:g} s, slowest {found.slowest:.2f} s")
+        for f in found.failures[:20] + found.slow[:20]:
+            print("  " + f.replace("\n", "\n    "))
+        failed = failed or bool(found.failures or found.slow)
+    print(f"total time {time.perf_counter() - started:.0f} s (seed {args.seed})")
+    shutil.rmtree(Path(tempfile.gettempdir()) / "kb-fuzz", ignore_errors=True)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
