@@ -39,4 +39,33 @@ def test_each_case_has_positive_and_negative_fixtures() -> None:
         positives = [s for s in specs if s.positive]
         negatives = [s for s in specs if not s.positive]
         assert len(positives) >= 3, compiled.case.id
-        assert len(negatives) >= 3, compiled.case.id
+        assert len(negatives) >= 2, compiled.case.id
+
+
+# Written from the seed articles and generated fixtures, before cases were built on real
+# incidents; their real reports are counted by `kb eval`, their floors are the older ones.
+SEED_CASES = {
+    "accelerate-version-collective-mismatch", "collective-mismatch-across-ranks",
+    "docker-shm-too-small-nccl", "eval-save-collective-deadlock",
+    "hccl-link-down-heartbeat-lost", "main-rank-preprocessing-timeout",
+    "nccl-ib-completion-error", "nccl-p2p-consumer-gpu-hang", "nccl-socket-wrong-interface",
+    "rank-oom-cascades-to-watchdog-timeout",
+}
+
+
+def test_every_later_case_stands_on_real_incidents() -> None:
+    """A case added since (issue on breadth) has >= 3 real positives and >= 2 real near misses,
+    each from a public thread (incident.yaml with its source)."""
+    kb = load_knowledge_base(with_env=False)
+    short = []
+    for compiled in kb.cases:
+        if compiled.case.id in SEED_CASES:
+            continue
+        specs = [s for s in fixtures_of(compiled.case) if is_real_incident(s.folder)]
+        positives = sum(s.positive for s in specs)
+        negatives = len(specs) - positives
+        if positives < 3 or negatives < 2:
+            short.append(f"{compiled.case.id}: {positives} real positive(s), "
+                         f"{negatives} real near miss(es)")
+    assert len(kb.cases) - len(SEED_CASES) >= 30
+    assert not short, "\n".join(short)

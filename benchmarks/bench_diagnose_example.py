@@ -1,0 +1,93 @@
+"""Wall time and peak memory of `kb diagnose` on the bundled example, as a new user runs it.
+
+    python benchmarks/bench_diagnose_example.py --runs 5 --baseline 8c8fb85
+
+Rows: the case set of this checkout and, with --baseline REV, the case set of an older
+commit (its `cases/` extracted with `git archive`, run with `--no-bundled --cases`), so a
+growing knowledge base is measured against the one it grew from with the same code. Each
+set is run cold (an empty compile cache: every case parsed, checked and compiled, scan
+databases built) and warm (cache filled). Every run is a fresh process; peak RSS is
+the child's (ru_maxrss of the waited child).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLE = ROOT / "examples" / "hang-at-eval-8gpu"
+
+
+def _kb() -> list[str]:
+    exe = Path(sys.executable).parent / "kb"
+    return [str(exe)] if exe.exists() else [sys.executable, "-m", "kb.cli.main"]
+
+
+def _run_once(extra: list[str], cache: Path) -> tuple[float, float, int]:
+    """(wall seconds, peak RSS MiB, exit code) of one `kb diagnose` in a fresh process."""
+    env = dict(os.environ, KB_CACHE_DIR=str(cache))
+    env.pop("KB_CASES", None)
+    start = time.perf_counter()
+    proc = subprocess.Popen([*_kb(), "diagnose", *extra, "--evidence", str(EXAMPLE)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - start
+    return wall, usage.ru_maxrss / 1024, os.waitstatus_to_exitcode(status)
+
+
+def measure(extra: list[str], runs: int, work: Path) -> dict[str, tuple[float, float, float]]:
+    """Median wall, best wall and max peak RSS, cold and warm."""
+    rows: dict[str, tuple[float, float, float]] = {}
+    cold, warm = [], []
+    for k in range(runs):
+        cache = work / f"cache-{k}"
+        shutil.rmtree(cache, ignore_errors=True)
+        cold.append(_run_once(extra, cache))
+        warm.append(_run_once(extra, cache))
+    for name, got in (("cold", cold), ("warm", warm)):
+        walls = sorted(w for w, _, _ in got)
+        codes = {c for _, _, c in got}
+        if codes - {0, 1}:
+            raise SystemExit(f"kb diagnose failed ({name}): exit codes {sorted(codes)}")
+        rows[name] = (walls[len(walls) // 2], walls[0], max(m for _, m, _ in got))
+    return rows
+
+
+def case_count(folder: Path) -> int:
+    return len(list(folder.glob("*/case.kb")))
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--baseline", help="a git revision whose cases/ is the baseline row")
+    args = ap.parse_args(argv)
+    with tempfile.TemporaryDirectory(prefix="kb-bench-diag-") as tmp:
+        work = Path(tmp)
+        sets = [(f"this checkout ({case_count(ROOT / 'cases')} cases)", [])]
+        if args.baseline:
+            base = work / "baseline"
+            base.mkdir()
+            archive = subprocess.run(["git", "-C", str(ROOT), "archive", args.baseline, "cases"],
+                                     capture_output=True, check=True).stdout
+            subprocess.run(["tar", "-x", "-C", str(base)], input=archive, check=True)
+            sets.insert(0, (f"{args.baseline} ({case_count(base / 'cases')} cases)",
+                            ["--no-bundled", "--cases", str(base / "cases")]))
+        print(f"# kb diagnose --evidence {EXAMPLE.relative_to(ROOT)}, {args.runs} runs each; "
+              f"load average {os.getloadavg()[0]:.1f}")
+        print(f"{'case set':<34} {'run':<5} {'median s':>9} {'best s':>8} {'peak MiB':>9}")
+        for label, extra in sets:
+            for name, (median, best, peak) in measure(extra, args.runs, work).items():
+                print(f"{label:<34} {name:<5} {median:>9.2f} {best:>8.2f} {peak:>9.0f}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
