@@ -35,7 +35,7 @@ def skip_reason(exc: BaseException) -> str:
     """Why a file was skipped, in the report's words."""
     if isinstance(exc, InflateLimitError):
         return str(exc)
-    if isinstance(exc, zipfile.BadZipFile | tarfile.TarError):
+    if isinstance(exc, zipfile.BadZipFile | tarfile.TarError | NotImplementedError):
         return f"corrupt archive member: {exc}"
     if isinstance(exc, PermissionError):
         return "unreadable: permission denied"

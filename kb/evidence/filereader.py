@@ -168,12 +168,11 @@ def read_file(
     ctx = FileContext(display=f.display, hints=hints, limits=limits)
     result = FileResult(file=None, facts=ctx.facts)
     try:
-        stream = f.open()
-    except OSError as exc:
-        reason = (
-            "permission denied" if isinstance(exc, PermissionError) else exc.strerror or str(exc)
-        )
-        result.skipped.append(SkippedFile(path=f.display, reason=f"unreadable: {reason}"))
+        stream = f.open()  # an archive member's header is read here: corrupt ones fail too
+    except READ_ERRORS as exc:
+        reason = skip_reason(exc) if not isinstance(exc, OSError) or isinstance(
+            exc, PermissionError) else f"unreadable: {exc.strerror or exc}"
+        result.skipped.append(SkippedFile(path=f.display, reason=reason))
         return result
     try:
         _read(stream, f, ctx, result, patterns, limits)

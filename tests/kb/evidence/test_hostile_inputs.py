@@ -69,7 +69,19 @@ def _truncated_tar(path: Path) -> None:
     path.write_bytes(buf.getvalue()[:7000])
 
 
+def _zip_with_bad_member_header(path: Path) -> None:
+    """The central directory says `logs/rank1.log`, the member's own header another name
+    (found by scripts/fuzz.py: zipfile raises as the member is opened, not as it is read)."""
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        zf.writestr("logs/rank1.log", b"[rank1]: Watchdog caught collective operation timeout\n")
+    data = buf.getvalue()
+    local = data.index(b"logs/rank1.log")  # the first copy is the local header's
+    path.write_bytes(data[:local] + b"logX" + data[local + 4 :])
+
+
 @pytest.mark.parametrize("make,name", [(_zip_with_bad_crc, "logs.zip"),
+                                       (_zip_with_bad_member_header, "names.zip"),
                                        (_truncated_tar, "logs.tar")])
 @pytest.mark.parametrize("command", ["evidence", "diagnose"])
 def test_corrupt_archives_are_reported_not_raised(tmp_path: Path, make, name: str,  # type: ignore[no-untyped-def]
