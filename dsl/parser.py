@@ -8,10 +8,7 @@ first the table of known bad snippets (`dsl.syntax_errors`), then a generic
 
 from __future__ import annotations
 
-from functools import lru_cache
-from importlib import resources
-
-from lark import Lark, Token, Tree
+from lark import Token, Tree
 from lark.exceptions import (
     LarkError,
     UnexpectedCharacters,
@@ -24,6 +21,7 @@ from lark.exceptions import (
 from dsl import syntax as s
 from dsl.braces import Braces
 from dsl.diagnostics import Diagnostic
+from dsl.grammar import case_parser
 from dsl.span import Span
 from dsl.syntax_errors import (
     Finding,
@@ -83,22 +81,10 @@ TERMINAL_WORDS: dict[str, str] = {
 }
 
 
-@lru_cache(maxsize=1)
-def _lark() -> Lark:
-    grammar = resources.files("dsl").joinpath("grammar.lark").read_text(encoding="utf-8")
-    return Lark(
-        grammar,
-        parser="lalr",
-        propagate_positions=True,
-        maybe_placeholders=False,
-        lexer_callbacks={},
-    )
-
-
 def _comments(text: str) -> list[s.Comment]:
     """Comments are ignored by the grammar; collect them with the same lexer rules."""
     out: list[s.Comment] = []
-    lark = _lark()
+    lark = case_parser()
     try:
         for tok in lark.lex(text, dont_ignore=True):
             if tok.type == "COMMENT":
@@ -219,7 +205,7 @@ def _too_deep(tree: Tree[Token], path: str) -> Diagnostic | None:
 def parse_text(text: str, path: str = "<string>") -> s.CaseFile:
     """Parse one case file. Raises `CaseSyntaxError`, never a lark exception."""
     try:
-        tree = _lark().parse(text)
+        tree = case_parser().parse(text)
     except UnexpectedInput as err:
         raise CaseSyntaxError(_syntax_diagnostic(path, text, err)) from None
     except LarkError as err:  # pragma: no cover - defensive: lark's other errors

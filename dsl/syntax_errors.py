@@ -19,6 +19,7 @@ from lark import Token
 from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedInput
 
 from dsl.braces import Braces
+from dsl.grammar import case_parser
 
 _HEAD = 'case demo-case {\n  title "t"\n'
 
@@ -98,10 +99,8 @@ SYNTAX_ERRORS: dict[str, list[str]] = {
 
 def friendly_message(err: UnexpectedInput, text: str) -> str | None:
     """The label of the table entry that fails like `text` did, if any."""
-    from dsl.parser import _lark
-
     try:
-        label = err.match_examples(_lark().parse, SYNTAX_ERRORS, use_accepts=True)
+        label = err.match_examples(case_parser().parse, SYNTAX_ERRORS, use_accepts=True)
     except Exception:  # match_examples re-parses examples; never let that escape
         return None
     return label if isinstance(label, str) else None
@@ -120,11 +119,9 @@ class Finding:
 
 def tokens_until_error(text: str) -> list[Token]:
     """Every token the plain lexer reads before it meets something it cannot lex."""
-    from dsl.parser import _lark
-
     out: list[Token] = []
     try:
-        for tok in _lark().lex(text):
+        for tok in case_parser().lex(text):
             out.append(tok)
     except LarkError:
         return out

@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from dsl import model as m
+from dsl import runtime
 from dsl.diagnostics import Diagnostic, Severity
 from dsl.lower import requirement_problem
 from dsl.span import Span
@@ -31,9 +32,7 @@ def regex_problem(regex: m.Regex) -> str | None:
     unknown = set(regex.flags) - set("imsx")
     if unknown:
         return f"unknown regex flag(s) {''.join(sorted(unknown))}; allowed: i, m, s, x"
-    from kb.scan.engine import validate_regex
-
-    return validate_regex(regex.pattern, regex.ignore_case)
+    return runtime.regex_problem(regex.pattern, regex.ignore_case)
 
 
 def check_regexes(case: m.Case) -> Iterator[Diagnostic]:
@@ -121,15 +120,14 @@ def check_queries(case: m.Case) -> Iterator[Diagnostic]:
         if isinstance(q, m.EnvQuery) and q.test == "matches" and q.regex is None:
             yield Diagnostic.at(q.span, f"`{q.name}` needs `matches /regex/`",
                                 code="impossible-query")
-        if isinstance(q, m.LogQuery):
-            from kb.evidence.registry import SOURCES
-
+        sources = runtime.source_names() if isinstance(q, m.LogQuery) else None
+        if isinstance(q, m.LogQuery) and sources is not None:
             for source in q.sources:
-                if source not in SOURCES:
+                if source not in sources:
                     yield Diagnostic.at(q.span, f"`{q.name}`: unknown evidence source "
                                         f"`{source}`", code="unknown-source",
-                                        help=_near(source, set(SOURCES))
-                                        or f"sources: {', '.join(sorted(SOURCES))}")
+                                        help=_near(source, set(sources))
+                                        or f"sources: {', '.join(sorted(sources))}")
 
 
 LEVEL_ROLES = ((m.Role.REQUIRED, "confirmed", "`require`"), (m.Role.LIKELY, "likely", "`likely`"),

@@ -1,3 +1,20 @@
 """The runtime: read evidence, run compiled checkers, report verdicts, and the `kb` CLI."""
 
+from dsl import runtime as _language_runtime
+
 __version__ = "0.1.0"
+
+
+def _validate_regex(pattern: str, ignore_case: bool) -> str | None:
+    from kb.scan.engine import validate_regex
+
+    return validate_regex(pattern, ignore_case)
+
+
+def _source_names() -> list[str]:
+    from kb.evidence.registry import SOURCES
+
+    return list(SOURCES)
+
+
+_language_runtime.install(regex_checker=_validate_regex, source_names=_source_names)

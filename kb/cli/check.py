@@ -1,32 +1,19 @@
 """`kb check [PATH…]`: parse, lower and validate cases; print every problem with a caret.
 
 Exit 0 when clean (warnings allowed), 1 when any error was reported, 2 on usage errors.
-A lint layer plugs in through `dsl.lint.lint_cases` when that module exists.
+After the language's own checks, `kb.lint` adds the rules about what makes a case good.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from dsl.api import DEFAULT_CASES, load_cases
 from dsl.diagnostics import Diagnostic, Severity, render
-
-
-def _lint_hook() -> Callable[[list[Any]], list[Diagnostic]] | None:
-    """`dsl.lint.lint_cases` if the lint layer is installed; only its absence is tolerated."""
-    try:
-        lint = importlib.import_module("dsl.lint")
-    except ModuleNotFoundError as exc:
-        if exc.name == "dsl.lint":
-            return None
-        raise
-    hook: Callable[[list[Any]], list[Diagnostic]] = lint.lint_cases
-    return hook
+from kb.lint import lint_cases
 
 
 def register(subparsers: Any) -> None:
@@ -52,9 +39,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         result = load_cases(roots)
         diagnostics = list(result.diagnostics)
-        hook = _lint_hook()
-        if hook is not None:
-            diagnostics.extend(hook(result.cases))
+        diagnostics.extend(lint_cases(result.cases))
     except Exception as exc:  # a bug in a checker must not look like a crash of the input
         print(f"kb check: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
         return 1

@@ -26,5 +26,6 @@ def test_every_row_has_a_throughput(tmp_path: Path) -> None:
                      "hyperscan scan only, case + reader patterns x2", "kb read_evidence"):  # fmt: skip
         assert expected in names, names
     for cells in rows[1:]:
-        assert float(cells[5]) > 0, cells  # MB/s
+        # a figure, not "-": on a busy machine a small folder can round to 0 MB/s
+        assert float(cells[5]) >= 0, cells  # MB/s
     assert "exit 0" in out.stdout.splitlines()[-1]

@@ -100,7 +100,7 @@ def test_deeply_nested_steps_are_refused_at_their_line(tmp_path: Path) -> None:
 ])
 def test_list_items_are_reported_where_they_are_written(tmp_path: Path, field: str, old: str,
                                                          new: str, needle: str) -> None:
-    from dsl.lint import lint_cases
+    from kb.lint import lint_cases
 
     path = _case(tmp_path, f"where-{field}", BASE.format(id=f"where-{field}").replace(old, new))
     result = load_cases([path.parent], with_env=False)

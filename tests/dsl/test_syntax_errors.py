@@ -12,7 +12,8 @@ from lark.exceptions import UnexpectedInput
 
 from dsl.api import parse_case_file
 from dsl.diagnostics import render
-from dsl.parser import CaseSyntaxError, _lark, parse_text
+from dsl.grammar import case_parser
+from dsl.parser import CaseSyntaxError, parse_text
 from dsl.syntax_errors import SYNTAX_ERRORS, friendly_message
 from dsl.validate import validate_cases
 
@@ -23,7 +24,7 @@ TABLE = [(label, example) for label, examples in SYNTAX_ERRORS.items() for examp
                          ids=[f"{i}-{label[:30]}" for i, (label, _) in enumerate(TABLE)])
 def test_every_table_example_fails_with_its_own_label(label: str, example: str) -> None:
     with pytest.raises(UnexpectedInput) as err:
-        _lark().parse(example)
+        case_parser().parse(example)
     assert friendly_message(err.value, example) == label
     with pytest.raises(CaseSyntaxError) as friendly:
         parse_text(example, "t.kb")

@@ -1,7 +1,7 @@
 """Case lint: rules about what makes a case good, beyond what makes it valid.
 
 `kb check` calls `lint_cases` after parsing and validation. Each rule is one small class
-(`dsl.lint.base.Rule`) with a `code`, a `severity` and a one-line `description`; every rule
+(`kb.lint.base.Rule`) with a `code`, a `severity` and a one-line `description`; every rule
 runs on every case and all findings are reported together. A rule that crashes becomes a
 warning naming it, so one bug never hides the other findings.
 """
@@ -10,18 +10,18 @@ from __future__ import annotations
 
 from dsl import model as m
 from dsl.diagnostics import Diagnostic, Severity
-from dsl.lint.base import Rule
-from dsl.lint.conventions import FixtureNameNotKebabCase, TagNotKebabCase, UnknownComponent
-from dsl.lint.fixtures import (
+from kb.lint.base import Rule
+from kb.lint.conventions import FixtureNameNotKebabCase, TagNotKebabCase, UnknownComponent
+from kb.lint.fixtures import (
     EvidenceNeverHit,
     FixtureNotRead,
     MissingFixture,
     RuleOutNeverHit,
     ShadowedCase,
 )
-from dsl.lint.metadata import MissingMetadata, PlaceholderText
-from dsl.lint.remedies import UnverifiedStep
-from dsl.lint.translations import UnpairedTranslation
+from kb.lint.metadata import MissingMetadata, PlaceholderText
+from kb.lint.remedies import UnverifiedStep
+from kb.lint.translations import UnpairedTranslation
 
 __all__ = ["RULES", "Rule", "lint_cases"]
 

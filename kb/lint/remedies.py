@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 from dsl import model as m
 from dsl.diagnostics import Diagnostic, Severity
-from dsl.lint.base import Rule
+from kb.lint.base import Rule
 
 
 class UnverifiedStep(Rule):

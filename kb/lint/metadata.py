@@ -8,7 +8,7 @@ from pathlib import Path
 
 from dsl import model as m
 from dsl.diagnostics import Diagnostic, Severity
-from dsl.lint.base import Rule, is_placeholder
+from kb.lint.base import Rule, is_placeholder
 
 REQUIRED = ("title", "summary", "severity", "components", "references", "provenance")
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 from dsl import model as m
 from dsl.diagnostics import Diagnostic, Severity
-from dsl.lint.base import Rule
-from dsl.lint.runs import fixture_runs
+from kb.lint.base import Rule
+from kb.lint.runs import fixture_runs
 
 
 class MissingFixture(Rule):

@@ -3,7 +3,7 @@
 Fixture folder names become pytest ids and site anchors, so they stay URL- and shell-safe.
 
 `KNOWN_COMPONENTS` is a plain set so a case pack can extend it
-(`dsl.lint.conventions.KNOWN_COMPONENTS.add("megatron")`) or a PR can add a name here.
+(`kb.lint.conventions.KNOWN_COMPONENTS.add("megatron")`) or a PR can add a name here.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from collections.abc import Iterator
 
 from dsl import model as m
 from dsl.diagnostics import Diagnostic, Severity
-from dsl.lint.base import Rule
+from kb.lint.base import Rule
 
 KEBAB = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 SLUG = re.compile(r"^[a-z0-9]+([.-][a-z0-9]+)*$")  # kebab-case; dots allowed for versions
@@ -53,7 +53,7 @@ class UnknownComponent(Rule):
             near = difflib.get_close_matches(name, sorted(KNOWN_COMPONENTS), n=1)
             yield self.report(case.item_span("components", index), f"component `{name}` is not a known component",
                               help=(f"did you mean `{near[0]}`?" if near else
-                                    "add it to KNOWN_COMPONENTS in dsl/lint/conventions.py"))
+                                    "add it to KNOWN_COMPONENTS in kb/lint/conventions.py"))
 
 
 class FixtureNameNotKebabCase(Rule):

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from dsl.api import load_cases
-from dsl.lint import RULES, lint_cases
+from kb.lint import RULES, lint_cases
 
 ERROR_LINE = ("[rank0]:[E ProcessGroupNCCL.cpp:1316] ncclRemoteError: A call failed possibly "
               "due to a network error or a remote process exiting prematurely.")

@@ -1,7 +1,7 @@
 """The shape every lint rule shares: a code, a severity, a one-line description, a check.
 
 Rules are small classes (as pySigma's validators are) so each can be documented, tested and
-given its severity on its own; `dsl.lint.RULES` is the registry `lint_cases` runs.
+given its severity on its own; `kb.lint.RULES` is the registry `lint_cases` runs.
 """
 
 from __future__ import annotations

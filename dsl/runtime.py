@@ -1,0 +1,32 @@
+"""What checking a case needs from the runtime, handed in rather than imported.
+
+The language is a leaf: it knows neither the scanning engine nor the evidence sources. The
+runtime (`kb`, on import) installs a regex checker (can every engine run this pattern in
+linear time?) and the names of the evidence sources. Used alone, the language checks regex
+flags only and takes any source name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+RegexChecker = Callable[[str, bool], "str | None"]
+
+_regex_checker: RegexChecker | None = None
+_source_names: Callable[[], Iterable[str]] | None = None
+
+
+def install(*, regex_checker: RegexChecker, source_names: Callable[[], Iterable[str]]) -> None:
+    """Called once by the runtime; both are called lazily, so importing stays cheap."""
+    global _regex_checker, _source_names
+    _regex_checker, _source_names = regex_checker, source_names
+
+
+def regex_problem(pattern: str, ignore_case: bool) -> str | None:
+    """The runtime's reason why `pattern` cannot be a query, or None (also when none is installed)."""
+    return _regex_checker(pattern, ignore_case) if _regex_checker is not None else None
+
+
+def source_names() -> frozenset[str] | None:
+    """The evidence sources a `log` query may name, or None when any name is taken."""
+    return frozenset(_source_names()) if _source_names is not None else None
