@@ -73,6 +73,9 @@ def validate_regex(regex: str, ignore_case: bool = False) -> str | None:
     anchor = syntax.buffer_anchor(regex)
     if anchor:
         return f"{anchor} anchors at the edge of a scanned chunk, not a line: use ^ or $"
+    repetition = syntax.repetition_problem(regex)
+    if repetition:
+        return f"{repetition}: it would compile slowly; use `+` or `*`, or a shorter count"
     expr = syntax.crlf_dollar(regex).encode()
     error = _re2.compile_error(expr, _re2.FLAG_MULTILINE | (_re2.FLAG_CASELESS * ignore_case))
     if error is None and _hyperscan is not None:

@@ -112,6 +112,8 @@ def test_list_items_are_reported_where_they_are_written(tmp_path: Path, field: s
     (r"\p{Han}+", "Unicode class"),
     (r"[错误]", "non-ASCII character"),
     (r"a{2,1}", "invalid repetition size"),
+    (r"[ab]{500}c{500}", "counts above"),  # seconds of hyperscan compile, per pattern
+    (r"a{99}b{99}c{99}d{99}", "add up to"),
 ])
 def test_regex_messages_name_the_real_problem(tmp_path: Path, pattern: str, expected: str) -> None:
     path = _case(tmp_path, "rx", BASE.format(id="rx").replace("NCCL WARN demo failure", pattern))
