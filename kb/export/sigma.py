@@ -1,0 +1,64 @@
+"""`kb export sigma`: every case as one YAML file of Sigma rules.
+
+Per case: one rule per log query, one rule per `require` clause that is an `or` of log
+queries, and the correlation over them. Written with ruamel (a core dependency), so
+exporting needs no pySigma; validating and converting do (extra `fleet`).
+"""
+
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ruamel.yaml import YAML
+
+from dsl import model as m
+from kb.export.correlation import CaseCorrelation, correlate
+from kb.export.rules import query_rule
+
+
+@dataclass
+class CaseRules:
+    case_id: str
+    rules: list[dict[str, Any]] = field(default_factory=list)  # base rules, then correlation
+    correlation: CaseCorrelation = field(default_factory=CaseCorrelation)
+
+    @property
+    def file_name(self) -> str:
+        return f"{self.case_id}.yml"
+
+
+def case_rules(case: m.Case, site: str) -> CaseRules:
+    corr = correlate(case, site)
+    rules = [query_rule(case, q, site) for q in case.queries if isinstance(q, m.LogQuery)]
+    rules += corr.clause_rules
+    if corr.correlation is not None:
+        rules.append(corr.correlation)
+    return CaseRules(case_id=case.id, rules=rules, correlation=corr)
+
+
+def _yaml() -> YAML:
+    yaml = YAML(typ="safe", pure=True)
+    yaml.default_flow_style = False
+    yaml.sort_base_mapping_type_on_output = False  # type: ignore[attr-defined]
+    yaml.width = 4096  # a regex stays on one line
+    yaml.allow_unicode = True
+    return yaml
+
+
+def render(rules: list[dict[str, Any]]) -> str:
+    out = io.StringIO()
+    _yaml().dump_all(rules, out)
+    return out.getvalue()
+
+
+def write_rules(all_rules: list[CaseRules], out_dir: Path) -> list[Path]:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    written = []
+    for case in all_rules:
+        path = out_dir / case.file_name
+        path.write_text(render(case.rules), encoding="utf-8")
+        written.append(path)
+    return written
