@@ -6,8 +6,10 @@ Rows: the case set of this checkout and, with --baseline REV, the case set of an
 commit (its `cases/` extracted with `git archive`, run with `--no-bundled --cases`), so a
 growing knowledge base is measured against the one it grew from with the same code. Each
 set is run cold (an empty compile cache: every case parsed, checked and compiled, scan
-databases built) and warm (cache filled). Every run is a fresh process; peak RSS is
-the child's (ru_maxrss of the waited child).
+databases built) and warm (cache filled). Every run is a fresh process; peak RSS and CPU
+time (user + system) are the child's (ru_maxrss and ru_utime + ru_stime of the waited
+child). CPU time is the figure to compare on a shared machine: wall time also measures the
+load.
 """
 
 from __future__ import annotations
@@ -30,8 +32,9 @@ def _kb() -> list[str]:
     return [str(exe)] if exe.exists() else [sys.executable, "-m", "kb.cli.main"]
 
 
-def _run_once(extra: list[str], cache: Path) -> tuple[float, float, int]:
-    """(wall seconds, peak RSS MiB, exit code) of one `kb diagnose` in a fresh process."""
+def _run_once(extra: list[str], cache: Path) -> tuple[float, float, int, float]:
+    """(wall seconds, peak RSS MiB, exit code, CPU seconds) of one `kb diagnose` in a fresh
+    process."""
     env = dict(os.environ, KB_CACHE_DIR=str(cache))
     env.pop("KB_CASES", None)
     start = time.perf_counter()
@@ -39,12 +42,15 @@ def _run_once(extra: list[str], cache: Path) -> tuple[float, float, int]:
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - start
-    return wall, usage.ru_maxrss / 1024, os.waitstatus_to_exitcode(status)
+    cpu = usage.ru_utime + usage.ru_stime
+    return wall, usage.ru_maxrss / 1024, os.waitstatus_to_exitcode(status), cpu
 
 
-def measure(extra: list[str], runs: int, work: Path) -> dict[str, tuple[float, float, float]]:
-    """Median wall, best wall and max peak RSS, cold and warm."""
-    rows: dict[str, tuple[float, float, float]] = {}
+def measure(
+    extra: list[str], runs: int, work: Path
+) -> dict[str, tuple[float, float, float, float]]:
+    """Median wall, best wall, max peak RSS and median CPU, cold and warm."""
+    rows: dict[str, tuple[float, float, float, float]] = {}
     cold, warm = [], []
     for k in range(runs):
         cache = work / f"cache-{k}"
@@ -52,11 +58,13 @@ def measure(extra: list[str], runs: int, work: Path) -> dict[str, tuple[float, f
         cold.append(_run_once(extra, cache))
         warm.append(_run_once(extra, cache))
     for name, got in (("cold", cold), ("warm", warm)):
-        walls = sorted(w for w, _, _ in got)
-        codes = {c for _, _, c in got}
+        walls = sorted(w for w, _, _, _ in got)
+        cpus = sorted(c for _, _, _, c in got)
+        codes = {c for _, _, c, _ in got}
         if codes - {0, 1}:
             raise SystemExit(f"kb diagnose failed ({name}): exit codes {sorted(codes)}")
-        rows[name] = (walls[len(walls) // 2], walls[0], max(m for _, m, _ in got))
+        peak = max(m for _, m, _, _ in got)
+        rows[name] = (walls[len(walls) // 2], walls[0], peak, cpus[len(cpus) // 2])
     return rows
 
 
@@ -82,10 +90,12 @@ def main(argv: list[str] | None = None) -> int:
                             ["--no-bundled", "--cases", str(base / "cases")]))
         print(f"# kb diagnose --evidence {EXAMPLE.relative_to(ROOT)}, {args.runs} runs each; "
               f"load average {os.getloadavg()[0]:.1f}")
-        print(f"{'case set':<34} {'run':<5} {'median s':>9} {'best s':>8} {'peak MiB':>9}")
+        print(f"{'case set':<34} {'run':<5} {'median s':>9} {'best s':>8} {'CPU s':>7} "
+              f"{'peak MiB':>9}")
         for label, extra in sets:
-            for name, (median, best, peak) in measure(extra, args.runs, work).items():
-                print(f"{label:<34} {name:<5} {median:>9.2f} {best:>8.2f} {peak:>9.0f}")
+            for name, (median, best, peak, cpu) in measure(extra, args.runs, work).items():
+                print(f"{label:<34} {name:<5} {median:>9.2f} {best:>8.2f} {cpu:>7.2f} "
+                      f"{peak:>9.0f}")
     return 0
 
 
