@@ -21,6 +21,7 @@ COMMANDS: dict[str, str] = {
     "new": "kb.cli.new",
     "test": "kb.cli.test",
     "eval": "kb.cli.eval",
+    "collect": "kb.cli.collect",
 }
 
 
