@@ -17,7 +17,6 @@ from typing import Any
 from dsl import model as m
 from dsl.explain import describe_expr, describe_query
 from kb.export import fields as f
-from kb.match.condition import refs
 from kb.export.rules import (
     CONFIRM,
     FALSE_POSITIVES,
@@ -31,6 +30,7 @@ from kb.export.rules import (
     rule_name,
     title,
 )
+from kb.match.condition import refs
 
 TIMESPAN = "24h"  # a job's evidence: the first failure and the timeouts it causes, hours apart
 
@@ -102,7 +102,7 @@ def _clause_rule(case: m.Case, index: int, names: list[str], site: str) -> dict[
 
 
 def _left_for_queries(case: m.Case, exprs: list[m.Expr]) -> list[str]:
-    out = []
+    out: list[str] = []
     for name in dict.fromkeys(n for e in exprs for n in refs(e)):
         q = case.query(name)
         if q is None:
@@ -150,6 +150,7 @@ def correlate(case: m.Case, site: str) -> CaseCorrelation:
             "group-by": list(f.GROUP_BY),
             "timespan": TIMESPAN,
             "condition": {"gte": 1},
+            "generate": True,  # the backends convert the base rules too
         }
     else:
         body = {
@@ -157,6 +158,7 @@ def correlate(case: m.Case, site: str) -> CaseCorrelation:
             "rules": rule_names,
             "group-by": list(f.GROUP_BY),
             "timespan": TIMESPAN,
+            "generate": True,
         }
     description = (
         f"{case.summary.en.strip()} Fires when every `require` clause of the distkb "

@@ -42,7 +42,7 @@ def case_rules(case: m.Case, site: str) -> CaseRules:
 def _yaml() -> YAML:
     yaml = YAML(typ="safe", pure=True)
     yaml.default_flow_style = False
-    yaml.sort_base_mapping_type_on_output = False  # type: ignore[attr-defined]
+    yaml.sort_base_mapping_type_on_output = False  # type: ignore[assignment]
     yaml.width = 4096  # a regex stays on one line
     yaml.allow_unicode = True
     return yaml

@@ -64,6 +64,7 @@ def validate_yaml(documents: dict[str, str]) -> Validation:
         result.rules += len(collection.rules)
         for rule in collection.rules:
             result.errors.extend(f"{name}: {rule.title}: {err}" for err in rule.errors)
-        for issue in SigmaValidator(checks).validate_rules(collection.rules):
+        issues = SigmaValidator(checks).validate_rules(collection.rules)  # type: ignore[arg-type]
+        for issue in issues:
             result.errors.append(f"{name}: {type(issue).__name__}: {issue.description}")
     return result
