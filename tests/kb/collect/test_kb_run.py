@@ -1,0 +1,124 @@
+"""`kb run` end to end on real local processes (examples/launch): a hang gets real py-spy
+stacks and a diagnosis naming the rank that is elsewhere, a crash names the crash, a clean run
+says it is clean; signals reach the launcher and its exit code is kept."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+from launch_fakes import KB, REPO
+
+from kb.collect.launch import launcher_argv
+
+
+def _env() -> dict[str, str]:
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    for name in ("NCCL_DEBUG", "PYTHONUNBUFFERED"):
+        env.pop(name, None)
+    return env
+
+
+def _kb_run(bundle: Path, *args: str, timeout: float = 180) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [*KB, "run", "--bundle", str(bundle), *args], cwd=REPO, env=_env(),
+        capture_output=True, text=True, timeout=timeout,
+    )  # fmt: skip
+
+
+def test_a_hang_gets_stacks_and_names_the_rank_elsewhere(tmp_path: Path) -> None:
+    bundle = tmp_path / "hang"
+    proc = _kb_run(bundle, "--stall-after", "3", "--stop-on-stall", "--",
+                   sys.executable, "-m", "examples.launch.hang_at_save")  # fmt: skip
+    assert proc.returncode == 128 + signal.SIGTERM, proc.stderr
+    for rank in range(4):
+        dump = (bundle / f"py-spy/rank{rank}.txt").read_text()
+        assert dump.startswith("Process "), dump  # py-spy's own header: a real dump
+        assert "Python v" in dump
+    assert "get_state_dict (hang_at_save.py:" in (bundle / "py-spy/rank0.txt").read_text()
+    assert "Most likely: eval-save-collective-deadlock" in proc.stdout
+    assert "culprit rank 0" in proc.stdout
+    record = json.loads((bundle / "kb-run.json").read_text())
+    assert record["stalls"] and all(d["ok"] for d in record["stalls"][0])
+    assert sorted(record["rank_processes"]) == ["0", "1", "2", "3"]
+
+
+def test_a_crash_names_the_crash_and_keeps_the_exit_code(tmp_path: Path) -> None:
+    bundle = tmp_path / "crash"
+    proc = _kb_run(bundle, "--", sys.executable, "-m", "examples.launch.crash_one_rank")
+    assert proc.returncode == 1
+    assert "Most likely: rank-segfault-tears-down-job" in proc.stdout
+    assert "culprit rank 2" in proc.stdout
+    log = (bundle / "logs/launcher.stderr.log").read_text()
+    assert "[rank2]:Fatal Python error: Segmentation fault" in log  # PYTHONFAULTHANDLER=1
+    assert not list((bundle / "py-spy").iterdir())  # it never stalled
+
+
+def test_a_clean_run_says_it_is_clean(tmp_path: Path) -> None:
+    bundle = tmp_path / "clean"
+    proc = _kb_run(bundle, "--", sys.executable, "-m", "examples.launch.clean")
+    assert proc.returncode == 0, proc.stderr
+    assert "clean run" in proc.stdout
+    assert "Most likely" not in proc.stdout
+    assert (bundle / "collect/pip-freeze.txt").exists()
+    assert "[rank3]:step 3 done" in (bundle / "logs/launcher.stdout.log").read_text()
+
+
+def test_the_exit_code_and_environment_are_the_launchers(tmp_path: Path) -> None:
+    script = "import os, sys; print(os.environ['NCCL_DEBUG'], os.environ['NCCL_DEBUG_FILE']); sys.exit(7)"
+    env = _env()
+    env["NCCL_DEBUG"] = "WARN"  # the user's own value is kept
+    proc = subprocess.run(
+        [*KB, "run", "--bundle", str(tmp_path / "b"), "--", sys.executable, "-c", script],
+        cwd=REPO, env=env, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert proc.returncode == 7
+    out = (tmp_path / "b/logs/launcher.stdout.log").read_text()
+    assert out.startswith(f"WARN {tmp_path / 'b'}/nccl/%h.%p.log")
+    added = json.loads((tmp_path / "b/kb-run.json").read_text())["environment_added"]
+    assert "NCCL_DEBUG" not in added and added["TORCH_NCCL_DUMP_ON_TIMEOUT"] == "1"
+
+
+def _start(bundle: Path) -> subprocess.Popen[str]:
+    proc = subprocess.Popen(
+        [*KB, "run", "--bundle", str(bundle), "--stall-after", "600", "--",
+         sys.executable, "-m", "examples.launch.hang_at_save"],
+        cwd=REPO, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    assert proc.stdout is not None
+    for line in proc.stdout:  # wait until the ranks are past their first step
+        if line.startswith("[rank") and "step 2 done" in line:
+            break
+    return proc
+
+
+def test_sigterm_and_sigint_reach_the_launcher(tmp_path: Path) -> None:
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        bundle = tmp_path / sig.name
+        proc = _start(bundle)
+        proc.send_signal(sig)
+        proc.communicate(timeout=120)
+        record = json.loads((bundle / "kb-run.json").read_text())
+        assert record["signals_forwarded"] == [sig.name]
+        # the launcher got it and died of it (Python re-raises SIGINT after KeyboardInterrupt)
+        assert proc.returncode == 128 + sig
+        assert record["exit_code"] == proc.returncode
+
+
+def test_torchrun_gets_its_own_per_process_log_flags() -> None:
+    argv, torchrun = launcher_argv(["torchrun", "--tee", "1", "--nproc-per-node=2", "t.py"], "/b")
+    assert torchrun
+    assert argv == ["torchrun", "--log-dir", "/b/logs", "--redirects", "3", "--tee", "1",
+                    "--nproc-per-node=2", "t.py"]  # fmt: skip
+    assert launcher_argv(["accelerate", "launch", "t.py"], "/b") == (
+        ["accelerate", "launch", "t.py"], False)  # fmt: skip
+
+
+def test_no_command_is_a_usage_error(tmp_path: Path) -> None:
+    proc = subprocess.run([*KB, "run", "--bundle", str(tmp_path / "x")], cwd=REPO, env=_env(),
+                          capture_output=True, text=True, timeout=60)  # fmt: skip
+    assert proc.returncode == 2 and "after --" in proc.stderr
