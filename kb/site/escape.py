@@ -39,10 +39,9 @@ def text(value: object) -> Md:
     is dropped so a line cannot turn into an indented code block inside an admonition or a
     tab; blank lines still separate paragraphs.
     """
-    lines = str(value).replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    raw = str(value).replace("\r\n", "\n").replace("\r", "\n")
     out = []
-    for line in lines:
-        line = line.strip()
+    for line in paragraphs(raw):
         pieces, last = [], 0
         for span in _SPAN.finditer(line):
             pieces.append(_literal(line[last : span.start()]))
@@ -50,12 +49,19 @@ def text(value: object) -> Md:
             last = span.end()
         pieces.append(_literal(line[last:]))
         out.append("".join(pieces))
-    return Md("\n".join(out).strip("\n"))
+    return Md("\n\n".join(out).strip("\n"))
+
+
+def paragraphs(value: str) -> list[str]:
+    """Paragraphs with their lines joined, so `code` wrapped across a line stays code."""
+    blocks = re.split(r"\n[ \t]*\n", value)
+    joined = (" ".join(ln.strip() for ln in block.split("\n") if ln.strip()) for block in blocks)
+    return [p for p in joined if p]
 
 
 def line(value: object) -> Md:
     """Prose that must stay on one line (list items, link texts, headings)."""
-    return Md(" ".join(text(value).split("\n")).strip())
+    return Md(" ".join(text(value).split("\n\n")).strip())
 
 
 def _longest_run(value: str) -> int:

@@ -15,14 +15,17 @@ from typing import Any
 
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
+from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
 
 from dsl.api import DEFAULT_CASES, LoadResult, case_paths_from_env, load_cases
 from dsl.diagnostics import Severity, render_all
-from kb.site import nav
+from kb.site import casepage, nav, normalise, search_index
 from kb.site.contributing import include_contributing
 from kb.site.pages import TEMPLATES, render_site
+
+NORMALISE_JS = "javascripts/kb-normalise.js"
 
 log = logging.getLogger("mkdocs.hooks.kb")
 
@@ -54,7 +57,8 @@ def load() -> LoadResult:
 def on_config(config: MkDocsConfig) -> MkDocsConfig:
     global _pages
     language = Path(config.docs_dir, nav.LANGUAGE_PAGE).is_file()
-    _pages = render_site(load(), language_page=language)
+    _pages = render_site(load(), language_page=language, repo_url=config.repo_url)
+    _pages[NORMALISE_JS] = normalise.javascript()
     log.info("kb: %d pages generated from the cases", len(_pages))
     return config
 
@@ -65,8 +69,29 @@ def on_files(files: Files, config: MkDocsConfig) -> Files:
         if existing is not None:
             raise PluginError(f"site/{path} would hide a generated page; remove it")
         files.append(File.generated(config, path, content=content))
-    config["nav"] = nav.build(files, list(_pages))
+    config["nav"] = nav.build(files, [p for p in _pages if p.endswith(".md")])
     return files
+
+
+def on_page_context(context: Any, page: Page, config: MkDocsConfig, nav: Any) -> Any:
+    """Edit links: a case page edits its case file; other generated pages have no source."""
+    src = page.file.src_uri
+    if src in _pages:
+        case_id = src.removeprefix("cases/").removesuffix(".md")
+        page.edit_url = None
+        if src.startswith("cases/") and src != "cases/index.md" and config.repo_url:
+            page.edit_url = casepage.edit_url(config.repo_url, case_id)
+    return context
+
+
+def on_page_content(html: str, page: Page, config: MkDocsConfig, files: Files) -> str:
+    """Tab labels ("English", "中文") stay out of the search index."""
+    return search_index.exclude_tab_labels(html)
+
+
+@event_priority(-100)  # after the search plugin has written its index
+def on_post_build(config: MkDocsConfig) -> None:
+    search_index.normalise_index(Path(config.site_dir))
 
 
 _LANGUAGE_LINK = re.compile(r"\[([^\]\n]+)\]\((?:\.\./)*reference/language\.md[^)\s]*\)")

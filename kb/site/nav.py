@@ -12,7 +12,9 @@ from typing import Any
 from mkdocs.structure.files import Files
 
 LANGUAGE_PAGE = "reference/language.md"
-FIND_PAGES = ("find/symptoms.md", "find/components.md", "find/hardware.md", "tags.md")
+FIND_PAGES = ("find/phases.md", "find/symptoms.md", "find/components.md", "find/hardware.md",
+              "tags.md")
+ERRORS_INDEX = "find/errors/index.md"
 
 
 def build(files: Files, generated: list[str]) -> list[Any]:
@@ -33,7 +35,10 @@ def build(files: Files, generated: list[str]) -> list[Any]:
     case_pages = take(*[p for p in generated if p.startswith("cases/")])
     if cases or case_pages:
         nav.append({"Cases": [{"All cases": p} for p in cases] + case_pages})
-    find = take(*FIND_PAGES)
+    find: list[Any] = list(take(*FIND_PAGES))
+    errors = take(ERRORS_INDEX, *sorted(p for p in generated if p.startswith("find/errors/")))
+    if errors:
+        find.insert(1, {"By error code and message": errors})
     if find:
         nav.append({"Find a case": find})
     reference = take(LANGUAGE_PAGE)

@@ -25,33 +25,50 @@ def pages(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
 
 def test_generated_pages(pages: dict[str, str]) -> None:
     assert set(pages) == {f"cases/{SAMPLE_ID}.md", "cases/index.md", "find/symptoms.md",
-                          "find/components.md", "find/hardware.md"}
+                          "find/components.md", "find/hardware.md", "find/errors/index.md",
+                          "find/errors/socket-timeout.md", "find/phases.md"}
     for text in pages.values():
         assert text.startswith("---\ntitle: ")
 
 
-def test_case_page_markdown(pages: dict[str, str]) -> None:
+def test_case_page_markdown_in_the_readers_order(pages: dict[str, str]) -> None:
     page = pages[f"cases/{SAMPLE_ID}.md"]
     assert 'tags:\n  - "hang"\n  - "site-test"' in page
-    assert '!!! kb-glance "At a glance"\n\n    === "English"' in page
-    assert '    === "中文"' in page and "首个 allreduce 中 Rank 1 等待 socket 超时" in page
-    assert '```text linenums="1" hl_lines="3"' in page  # line 3 of rank1/plog-1.log
-    assert "file `rank1/plog-1.log`, rank 1, line 3" in page
-    assert "Wait timeout for sockets recv, 60s" in page
+    assert '=== "English"' in page and '=== "中文"' in page
+    assert '<div lang="zh" markdown="1">' in page and "首个 allreduce 中 Rank 1 等待" in page
+    assert '<dl class="kb-meta">' in page and "<code>accelerate&gt;=1.0</code>" in page
+    assert "Site Test Board 9000" in page.split("## What you see")[0]
+    # the real line, whole, its decisive part marked, HTML-escaped
+    assert "<mark>Wait timeout for sockets recv</mark>" in page
+    assert "rank1/plog-1.log:3" in page
+    assert "grep -rnF 'Wait timeout for sockets recv' ./logs" in page
     assert '=== "pip"' in page and '=== "conda"' in page
     assert "kb diagnose --evidence ./logs --case " + SAMPLE_ID in page
     assert "```kbcase" in page or "```text" in page
     assert "(../reference/language.md)" in page
-    assert page.index("## Symptoms") < page.index("## How to confirm") < page.index(
-        "## Why it happens") < page.index("## Fix") < page.index("## Versions")
+    order = ["<dl class=\"kb-meta\">", "## What you see", "## Quick check", "## Fix",
+             "## Why it happens", '??? info "How kb decides"', '??? note "The case file"',
+             "## References"]
+    positions = [page.index(x) for x in order]
+    assert positions == sorted(positions), order
+    assert "Must hold" not in page.split('??? info "How kb decides"')[0]
+    assert "/issues/new?template=wrong-diagnosis.yml" not in page  # no repo_url given
 
 
 def test_symptom_index_links_symptoms_and_errors(pages: dict[str, str]) -> None:
     index = pages["find/symptoms.md"]
     link = f"(../cases/{SAMPLE_ID}.md)"
     assert "Rank 1 alone reports a socket receive timeout at start → [" in index
-    assert index.count(link) >= 3  # English symptom, Chinese symptom, error pattern
+    assert index.count(link) >= 3  # English symptom, Chinese symptom, error message
     assert "Example: `[ERROR] HCCL(12,python): [socket.cc:300] Wait timeout" in index
+    assert '<span class="kb-msg">Wait timeout for sockets recv</span>' in index
+
+
+def test_phase_page_draws_a_linked_mermaid_chart(pages: dict[str, str]) -> None:
+    page = pages["find/phases.md"]
+    assert "```mermaid\nflowchart TD\n" in page
+    assert f'click C1_0 href "../../cases/{SAMPLE_ID}/"' in page  # "first allreduce"
+    assert "## First collective { #first }" in page
 
 
 def _files(*paths: str) -> Files:
