@@ -14,7 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from kb.export import fields as f
+from kb.export.lucene import to_lucene
+from kb.export.regex_compat import LUCENE_BACKENDS
 from kb.export.sigma import render
 
 INSTALL_HINT = "pip install 'distkb[fleet]'"
@@ -93,18 +94,32 @@ BACKENDS: dict[str, Callable[[], Any]] = {
     "lucene": _lucene,
 }
 # Loki's label filters (`| json | line=~"…"`) match the whole value, like Prometheus matchers:
-# a pattern is wrapped so that it may match anywhere in the line, as kb's scanner does
-WRAPPED = {"loki"}
+# a pattern is wrapped so that it may match anywhere in the line, as kb's scanner does.
+# Lucene (Elasticsearch) reads another regex language: patterns are rewritten for it.
+WRAPPED = {"loki", "elasticsearch", "lucene"}
 
 
-def _wrapped(rule: dict[str, Any]) -> dict[str, Any]:
+def _shaped_value(backend: str, key: str, value: str) -> tuple[str, str]:
+    if backend in LUCENE_BACKENDS:
+        ignore_case = key.endswith("|i") or "|i|" in key
+        return key.replace("|i", ""), to_lucene(value, ignore_case).regex
+    return key, f".*(?:{value}).*"
+
+
+def _wrapped(rule: dict[str, Any], backend: str = "loki") -> dict[str, Any]:
     out = copy.deepcopy(rule)
     for item in out.get("detection", {}).values():
         if isinstance(item, dict):
             for key, value in list(item.items()):
-                if key.startswith(f"{f.LINE}|re") and isinstance(value, str):
-                    item[key] = f".*(?:{value}).*"
+                if "|re" in key and isinstance(value, str):
+                    del item[key]
+                    new_key, new_value = _shaped_value(backend, key, value)
+                    item[new_key] = new_value
     return out
+
+
+def _shape(backend: str, rules: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [_wrapped(r, backend) for r in rules] if backend in WRAPPED else rules
 
 
 def _collection(rules: list[dict[str, Any]]) -> Any:
@@ -123,7 +138,7 @@ def convert(backend: str, rules: list[dict[str, Any]]) -> Conversion:
     from sigma.exceptions import SigmaError
 
     engine = BACKENDS[backend]()
-    shaped = [_wrapped(r) if backend in WRAPPED else r for r in rules]
+    shaped = _shape(backend, rules)
     base = [r for r in shaped if "correlation" not in r]
     result = Conversion(backend=backend)
     for collection, correlations in ((_collection(base), False), (_collection(shaped), True)):
@@ -147,7 +162,30 @@ def convert(backend: str, rules: list[dict[str, Any]]) -> Conversion:
                 else:
                     queries = engine.convert_rule(rule)
                 item.query = "\n".join(str(q) for q in queries)
-            except (SigmaError, NotImplementedError) as exc:
+            except (SigmaError, NotImplementedError, RuntimeError) as exc:
                 item.error = f"{type(exc).__name__}: {exc}"
             result.queries.append(item)
     return result
+
+
+def formats(backend: str) -> dict[str, str]:
+    """The output formats the backend offers (`default`: one query per rule)."""
+    return dict(BACKENDS[backend]().formats)
+
+
+def convert_to_format(backend: str, rules: list[dict[str, Any]], output_format: str) -> str:
+    """The backend's own output for a whole case (alert rule files such as Loki's `ruler`).
+
+    Raises ValueError with the backend's reason when it cannot (e.g. Elastic's SIEM formats
+    download MITRE ATT&CK data, which an offline machine cannot)."""
+    from sigma.exceptions import SigmaError
+
+    engine = BACKENDS[backend]()
+    shaped = _shape(backend, rules)
+    try:
+        out = engine.convert(_collection(shaped), output_format=output_format)
+    except (SigmaError, NotImplementedError, RuntimeError) as exc:
+        raise ValueError(f"{type(exc).__name__}: {exc}") from exc
+    if isinstance(out, str):
+        return out if out.endswith("\n") else out + "\n"
+    return "".join(f"{item}\n" for item in out)

@@ -65,8 +65,11 @@ def _inputs(root: Path, skipped: list[SkippedFile]) -> Iterator[InputFile]:
 
 
 def _lines(task: InputFile, kind: str) -> list[bytes]:
-    with task.open() as stream:
+    stream = task.open()
+    try:
         data = stream.read(MAX_FILE_BYTES)
+    finally:
+        stream.close()
     if len(data) <= UNWRAP_MAX and not issubclass(SOURCES[kind], WholeFileSource):
         data = unwrap(data)
     return io.BytesIO(data).read().splitlines()
