@@ -115,3 +115,11 @@ def render_all(diagnostics: Iterable[Diagnostic], sources: dict[str, str]) -> st
 
 def has_errors(diagnostics: Iterable[Diagnostic]) -> bool:
     return any(d.severity is Severity.ERROR for d in diagnostics)
+
+
+def did_you_mean(name: str, options: Iterable[str]) -> str | None:
+    """The help line for a misspelt name: the closest option, if any is close."""
+    import difflib
+
+    close = difflib.get_close_matches(name, sorted(options), n=1, cutoff=0.6)
+    return f"did you mean `{close[0]}`?" if close else None

@@ -8,57 +8,17 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from dsl import model as m
+from dsl.kinds import KINDS
 
 if TYPE_CHECKING:
     from dsl.compiler import ScanPattern
 
 
 def describe_query(q: m.Query) -> str:
-    """One line saying what the query checks, in terms of facts and patterns."""
-    if isinstance(q, m.LogQuery):
-        where = f"files {q.files}" if q.files else "every text file"
-        if q.sources:
-            where += f" of kind {q.sources}"
-        scope = {
-            m.Scope.ANY: "on any rank",
-            m.Scope.ALL: "on every rank that left logs",
-            m.Scope.ONE: "on exactly one rank",
-            m.Scope.RANK: f"on rank {q.rank}",
-            m.Scope.ALL_BUT_ONE: "on every rank that left logs but one (that one is blamed)",
-        }[q.scope]
-        count = f"at least {q.min_count} line(s)"
-        if q.max_count is not None:
-            count += f" and at most {q.max_count}"
-        return f"log: /{q.pattern.pattern}/{q.pattern.flags} in {where}, {count} {scope}"
-    if isinstance(q, m.PackageQuery):
-        return f"package: {q.package} installed at {q.specifier or 'any version'}" \
-               " (pip freeze / pip list / conda list / collect_env / accelerate env)"
-    if isinstance(q, m.EnvQuery):
-        test = {"set": "is set", "unset": "is not set", "equals": f"equals {q.value!r}",
-                "matches": f"matches /{q.regex.pattern if q.regex else ''}/"}[q.test]
-        return f"env: {q.variable} {test} (env dumps, accelerate env, NCCL 'set by environment')"
-    if isinstance(q, m.HardwareQuery):
-        parts = [f"{q.device} devices"]
-        if q.model:
-            parts.append(f"model /{q.model.pattern}/{q.model.flags}")
-        if q.min_devices is not None:
-            parts.append(f"≥ {q.min_devices}")
-        if q.max_devices is not None:
-            parts.append(f"≤ {q.max_devices}")
-        return "hardware: " + ", ".join(parts) + " (nvidia-smi, npu-smi, collect_env)"
-    if isinstance(q, m.TopologyQuery):
-        return f"topology: {q.pairs} GPU pair linked by {q.links} (nvidia-smi topo -m)"
-    if isinstance(q, m.CollectivesQuery):
-        op = f" for ops /{q.op.pattern}/" if q.op else ""
-        return f"collectives: {q.check}{op} across ≥ {q.min_ranks} ranks " \
-               "(HCCL entry logs, DETAIL fingerprints, watchdog)"
-    if isinstance(q, m.StackQuery):
-        return f"stack: a frame matching /{q.frame.pattern}/ {q.scope.value} " \
-               "(py-spy, faulthandler, tracebacks)"
-    if isinstance(q, m.SourceQuery):
-        call = f" calling /{q.call.pattern}/" if q.call else ""
-        return f"source: {q.finding}{call} (training scripts, read with ast)"
-    return q.kind  # pragma: no cover
+    """One line saying what the query checks: its kind's one description (the site's
+    sentence, values in backticks) and the evidence it reads."""
+    kind = KINDS.get(q.kind)
+    return kind.explain(q) if kind is not None else q.kind
 
 
 def describe_expr(expr: m.Expr) -> str:

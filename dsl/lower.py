@@ -17,6 +17,7 @@ from dsl import model as m
 from dsl import schema as sc
 from dsl import syntax as s
 from dsl.diagnostics import Diagnostic
+from dsl.kinds import KINDS
 from dsl.span import Span
 
 
@@ -73,26 +74,6 @@ def date_problem(text: str) -> str | None:
         datetime.date.fromisoformat(text)
     except ValueError:
         return f"`{text}` is not a calendar date (YYYY-MM-DD)"
-    return None
-
-
-# A requirement such as "accelerate>=1.0,<1.2" is short; a 5,000-digit version would make
-# `packaging` raise a plain ValueError from deep inside.
-MAX_REQUIREMENT = 200
-
-
-def requirement_problem(text: str) -> str | None:
-    """Why `text` is not a pip requirement the runtime can compare with, or None."""
-    from packaging.requirements import InvalidRequirement, Requirement
-
-    if len(text) > MAX_REQUIREMENT:
-        return f"longer than {MAX_REQUIREMENT} characters"
-    try:
-        str(Requirement(text).specifier)
-    except InvalidRequirement as err:
-        return str(err).splitlines()[0]  # packaging adds its own caret lines
-    except ValueError as err:
-        return str(err)[:120]
     return None
 
 
@@ -260,22 +241,21 @@ class Lowerer:
         return runs, self.text(values, "note", block.span)
 
     def query(self, node: s.EvidenceNode) -> m.Query | None:
-        kind_fields = sc.QUERY_FIELDS.get(node.kind)
-        if kind_fields is None:
+        kind = KINDS.get(node.kind)
+        if kind is None:
             self.error(
                 node.span,
                 f"unknown evidence kind `{node.kind}` for `{node.name}`",
                 "unknown-kind",
-                help=_suggest(node.kind, sc.QUERY_FIELDS)
-                or f"kinds: {', '.join(sc.QUERY_FIELDS)}",
+                help=_suggest(node.kind, KINDS) or f"kinds: {', '.join(KINDS)}",
             )
             return None
         spec = sc.BLOCKS["evidence"]
         where = f"`{node.kind}` evidence `{node.name}`"
         values, blocks = self.fields(
-            node.items, spec, sc.COMMON_QUERY_FIELDS + kind_fields, where
+            node.items, spec, sc.COMMON_QUERY_FIELDS + kind.fields, where
         )
-        missing = [n for n in sc.REQUIRED_QUERY_FIELDS[node.kind] if n not in values]
+        missing = [n for n in kind.required if n not in values]
         for name in missing:
             self.error(node.span, f"{where} needs `{name}`", "missing-field")
         if missing or any(v is None for v in values.values()):
@@ -289,61 +269,7 @@ class Lowerer:
         for block in blocks:
             runs, common["collect_note"] = self.collect(block)
             common["collect"] += runs
-        return self.build_query(node, values, common)
-
-    def build_query(
-        self, node: s.EvidenceNode, v: dict[str, Any], common: dict[str, Any]
-    ) -> m.Query | None:
-        kind = node.kind
-        if kind == "log":
-            scope = m.Scope(v.get("scope", "any"))
-            return m.LogQuery(
-                pattern=v["pattern"], files=v.get("files", []), sources=v.get("sources", []),
-                scope=scope, rank=v.get("rank"), min_count=v.get("min_count", 1),
-                max_count=v.get("max_count"), **common,
-            )
-        if kind == "package":
-            return self.package_query(node, v["requires"], common)
-        if kind == "env":
-            test = v.get("is", "set")
-            if "equals" in v:
-                test = "equals"
-            elif "matches" in v:
-                test = "matches"
-            return m.EnvQuery(variable=v["variable"], test=test, value=v.get("equals"),
-                              regex=v.get("matches"), **common)
-        if kind == "hardware":
-            return m.HardwareQuery(device=v.get("device", "any"), model=v.get("model"),
-                                   min_devices=v.get("min_devices"),
-                                   max_devices=v.get("max_devices"), **common)
-        if kind == "topology":
-            return m.TopologyQuery(links=v["links"], pairs=v.get("pairs", "any"), **common)
-        if kind == "collectives":
-            return m.CollectivesQuery(check=v["check"], op=v.get("op"),
-                                      min_ranks=v.get("min_ranks", 2), **common)
-        if kind == "stack":
-            return m.StackQuery(frame=v["frame"], scope=m.Scope(v.get("scope", "any")),
-                                rank=v.get("rank"), **common)
-        if kind == "source":
-            return m.SourceQuery(finding=v["finding"], call=v.get("call"), **common)
-        return None  # pragma: no cover - kinds are checked above
-
-    def package_query(
-        self, node: s.EvidenceNode, requirement: str, common: dict[str, Any]
-    ) -> m.Query | None:
-        from packaging.requirements import Requirement
-        from packaging.utils import canonicalize_name
-
-        reason = requirement_problem(requirement)
-        if reason is not None:
-            span = next((i.value.span for i in node.items
-                         if isinstance(i, s.AttributeNode) and i.name == "requires"), node.span)
-            self.error(span, f"invalid requirement {requirement[:80]!r}: {reason}",
-                       "bad-version", help='write it as in pip: "accelerate>=1.0,<1.2"')
-            return None
-        req = Requirement(requirement)
-        return m.PackageQuery(package=str(canonicalize_name(req.name)),
-                              specifier=str(req.specifier), **common)
+        return kind.lower(node, values, common, self)
 
     def expr(self, node: s.Expr) -> m.Expr:
         if isinstance(node, s.RefExpr):

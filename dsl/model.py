@@ -9,148 +9,46 @@ from __future__ import annotations
 
 import re
 from enum import Enum
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import Field
+from pydantic import BeforeValidator, Field, SerializeAsAny
 
+from dsl.kinds import KINDS
+from dsl.kinds.base import Query as Query
+from dsl.kinds.base import Scope as Scope
+from dsl.kinds.collectives import CollectivesQuery as CollectivesQuery
+from dsl.kinds.env import EnvQuery as EnvQuery
+from dsl.kinds.hardware import HardwareQuery as HardwareQuery
+from dsl.kinds.log import LogQuery as LogQuery
+from dsl.kinds.package import PackageQuery as PackageQuery
+from dsl.kinds.source import SourceQuery as SourceQuery
+from dsl.kinds.stack import StackQuery as StackQuery
+from dsl.kinds.topology import TopologyQuery as TopologyQuery
 from dsl.span import Node, Span
-
-
-class Text(Node):
-    """Prose in English with an optional Chinese translation."""
-
-    en: str
-    zh: str | None = None
-
-
-class Regex(Node):
-    """A pattern as written between slashes; flags are the letters after the closing slash."""
-
-    pattern: str
-    flags: str = ""
-
-    @property
-    def ignore_case(self) -> bool:
-        return "i" in self.flags
-
-
-class CodeBlock(Node):
-    """A command or code snippet shown to the user (never executed by the tool)."""
-
-    language: str = "bash"
-    code: str
-
+from dsl.values import CodeBlock as CodeBlock
+from dsl.values import Regex as Regex
+from dsl.values import Text as Text
 
 # --------------------------------------------------------------------------- evidence queries
+# One module per kind under dsl/kinds/ (registry: dsl/kinds/__init__.py); the models are
+# re-exported here, with the rest of the model.
+
+def _typed_queries(value: Any) -> Any:
+    """Queries read back (from the compile cache) become the model of their registered kind."""
+    if not isinstance(value, list):
+        return value
+    out = []
+    for item in value:
+        if isinstance(item, dict):
+            kind = KINDS.get(str(item.get("kind")))
+            if kind is None:
+                raise ValueError(f"unknown query kind {item.get('kind')!r}")
+            item = kind.model.model_validate(item)
+        out.append(item)
+    return out
 
 
-class Scope(str, Enum):
-    """Which ranks a log pattern has to be seen on."""
-
-    ANY = "any"  # at least one rank (or a file without a rank)
-    ALL = "all"  # every rank that left logs
-    ONE = "one"  # exactly one rank: the failure is local to it
-    RANK = "rank"  # the rank named in `Query.rank`
-    ALL_BUT_ONE = "all-but-one"  # every rank that left logs but one: the silent one is blamed
-
-
-class Query(Node):
-    """Base of every evidence query. `name` is how the match condition refers to it."""
-
-    name: str
-    kind: str
-    description: Text | None = None
-    collect: list[CodeBlock] = Field(default_factory=list)
-    collect_note: Text | None = None
-
-
-class LogQuery(Query):
-    kind: Literal["log"] = "log"
-    pattern: Regex
-    files: list[str] = Field(default_factory=list)  # globs; empty = every text file
-    sources: list[str] = Field(default_factory=list)  # evidence source names, e.g. "nccl"
-    scope: Scope = Scope.ANY
-    rank: int | None = None
-    min_count: int = 1
-    max_count: int | None = None
-
-
-class PackageQuery(Query):
-    kind: Literal["package"] = "package"
-    package: str  # normalized distribution name
-    specifier: str  # PEP 440 specifier set, "" = installed at any version
-
-
-class EnvQuery(Query):
-    kind: Literal["env"] = "env"
-    variable: str
-    test: Literal["set", "unset", "equals", "matches"] = "set"
-    value: str | None = None
-    regex: Regex | None = None
-
-
-class HardwareQuery(Query):
-    kind: Literal["hardware"] = "hardware"
-    device: Literal["gpu", "npu", "any"] = "any"
-    model: Regex | None = None
-    min_devices: int | None = None
-    max_devices: int | None = None
-
-
-class TopologyQuery(Query):
-    kind: Literal["topology"] = "topology"
-    links: list[str]  # nvidia-smi topo link types: NV#, PIX, PXB, PHB, NODE, SYS
-    pairs: Literal["any", "all"] = "any"
-
-
-class CollectivesQuery(Query):
-    """Cross-rank comparison of collective sequences (NCCL, HCCL entry logs, DETAIL mode)."""
-
-    kind: Literal["collectives"] = "collectives"
-    check: Literal[
-        "last-op-differs", "count-differs", "count-equal", "mismatch-reported", "seq-differs"
-    ]
-    op: Regex | None = None  # restrict to ops whose name matches
-    min_ranks: int = 2
-
-
-class StackQuery(Query):
-    kind: Literal["stack"] = "stack"
-    frame: Regex
-    scope: Scope = Scope.ANY
-    rank: int | None = None
-
-
-class SourceQuery(Query):
-    """Findings from static reading of training scripts."""
-
-    kind: Literal["source"] = "source"
-    finding: Literal["collective-in-main-only-branch", "save-in-main-only-branch", "call"]
-    call: Regex | None = None
-
-
-AnyQuery = Annotated[
-    LogQuery
-    | PackageQuery
-    | EnvQuery
-    | HardwareQuery
-    | TopologyQuery
-    | CollectivesQuery
-    | StackQuery
-    | SourceQuery,
-    Field(discriminator="kind"),
-]
-
-QUERY_KINDS: dict[str, type[Query]] = {
-    "log": LogQuery,
-    "package": PackageQuery,
-    "env": EnvQuery,
-    "hardware": HardwareQuery,
-    "topology": TopologyQuery,
-    "collectives": CollectivesQuery,
-    "stack": StackQuery,
-    "source": SourceQuery,
-}
+Queries = Annotated[list[SerializeAsAny[Query]], BeforeValidator(_typed_queries)]
 
 
 # --------------------------------------------------------------------------- conditions
@@ -294,7 +192,7 @@ class Case(Node):
     related: list[str] = Field(default_factory=list)
     cause: Text | None = None
     symptoms: list[Symptom] = Field(default_factory=list)
-    queries: list[AnyQuery] = Field(default_factory=list)
+    queries: Queries = Field(default_factory=list)
     condition: Condition
     remedies: list[Remedy] = Field(default_factory=list)
     fixtures: list[FixtureExpectation] = Field(default_factory=list)

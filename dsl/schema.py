@@ -9,46 +9,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-# value kinds
-TEXT = "text"  # "string" or """text block"""
-WORD = "word"  # a bare word (enum value, name)
-WORDS = "words"  # a list of words or strings
-STRINGS = "strings"  # a list of strings
-REGEX = "regex"
-INT = "int"
-NUMBER = "number"
-DATE = "date"
-CODE = "code"  # ```code block```
-STRING_OR_DATE = "string-or-date"
-
-
-@dataclass(frozen=True)
-class Field:
-    name: str
-    kind: str
-    doc: str
-    translatable: bool = False  # may have a `.zh` twin
-    repeatable: bool = False
-    choices: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class BlockSpec:
-    name: str
-    doc: str
-    label: str | None = None  # value kind of the label, None = no label
-    label_doc: str = ""
-    fields: tuple[Field, ...] = ()
-    blocks: tuple[str, ...] = ()  # names of nested block specs allowed
-    repeatable: bool = True
-    translatable_label: bool = False
-
-    def field(self, name: str) -> Field | None:
-        return next((f for f in self.fields if f.name == name), None)
-
+from dsl.fields import CODE, INT, STRING_OR_DATE, STRINGS, TEXT, WORD, WORDS, BlockSpec, Field
+from dsl.fields import DATE as DATE
+from dsl.fields import NUMBER as NUMBER
+from dsl.fields import REGEX as REGEX
+from dsl.fields import SCOPES as SCOPES
+from dsl.kinds import KINDS
 
 SEVERITIES = ("critical", "high", "medium", "low")
-SCOPES = ("any", "all", "one", "rank", "all-but-one")
 
 CASE_FIELDS = (
     Field("title", TEXT, "Short name of the failure, as a person would search for it.", True),
@@ -98,7 +66,7 @@ BLOCKS: dict[str, BlockSpec] = {
     "evidence": BlockSpec(
         "evidence",
         "A named evidence query: `evidence NAME: KIND { ... }`.",
-        fields=(),  # per kind, see QUERY_FIELDS
+        fields=(),  # per kind, see dsl/kinds/
         blocks=("collect",),
     ),
     "collect": BlockSpec(
@@ -167,77 +135,10 @@ COMMON_QUERY_FIELDS = (
     Field("collect", CODE, "Shorthand for `collect { run ... }`.", repeatable=True),
 )
 
-QUERY_FIELDS: dict[str, tuple[Field, ...]] = {
-    "log": (
-        Field("pattern", REGEX, "A linear-time regex matched against each line. A named "
-              "group `(?P<rank>\\d+)` names the rank the line blames (the culprit)."),
-        Field("files", STRINGS, 'Globs choosing files: ["**/plog-*.log"]. Default: every file.'),
-        Field("sources", WORDS, "Only files of these evidence kinds: [nccl, pytorch]."),
-        Field("scope", WORD, "Which ranks must show it.", choices=SCOPES),
-        Field("rank", INT, "With `scope rank`: the rank."),
-        Field("min_count", INT, "At least this many matching lines (default 1)."),
-        Field("max_count", INT, "At most this many matching lines."),
-    ),
-    "package": (
-        Field("requires", TEXT, 'A requirement: "accelerate>=1.0" (PEP 440).'),
-    ),
-    "env": (
-        Field("variable", WORD, "The environment variable."),
-        Field("is", WORD, "The test.", choices=("set", "unset")),
-        Field("equals", TEXT, "The value it must have."),
-        Field("matches", REGEX, "A regex its value must match."),
-    ),
-    "hardware": (
-        Field("device", WORD, "Kind of device.", choices=("gpu", "npu", "any")),
-        Field("model", REGEX, "Device model pattern: /RTX 40\\d0/."),
-        Field("min_devices", INT, "At least this many devices."),
-        Field("max_devices", INT, "At most this many devices."),
-    ),
-    "topology": (
-        Field("links", WORDS, "Link types between GPUs: [PIX, PXB, PHB, NODE, SYS, NV#]."),
-        Field("pairs", WORD, "Any pair or all pairs.", choices=("any", "all")),
-    ),
-    "collectives": (
-        Field(
-            "check",
-            WORD,
-            "What to compare across ranks.",
-            choices=(
-                "last-op-differs",
-                "count-differs",
-                "count-equal",
-                "mismatch-reported",
-                "seq-differs",
-            ),
-        ),
-        Field("op", REGEX, "Only ops whose name matches."),
-        Field("min_ranks", INT, "At least this many ranks must have logged collectives."),
-    ),
-    "stack": (
-        Field("frame", REGEX, "A frame (function or file) on the stack."),
-        Field("scope", WORD, "Which ranks.", choices=SCOPES),
-        Field("rank", INT, "With `scope rank`: the rank."),
-    ),
-    "source": (
-        Field(
-            "finding",
-            WORD,
-            "What static reading of the training script must find.",
-            choices=("collective-in-main-only-branch", "save-in-main-only-branch", "call"),
-        ),
-        Field("call", REGEX, "The called function's name."),
-    ),
-}
-
+# Fields of each evidence kind, from its module (dsl/kinds/).
+QUERY_FIELDS: dict[str, tuple[Field, ...]] = {name: k.fields for name, k in KINDS.items()}
 REQUIRED_QUERY_FIELDS: dict[str, tuple[str, ...]] = {
-    "log": ("pattern",),
-    "package": ("requires",),
-    "env": ("variable",),
-    "hardware": (),
-    "topology": ("links",),
-    "collectives": ("check",),
-    "stack": ("frame",),
-    "source": ("finding",),
+    name: k.required for name, k in KINDS.items()
 }
 
 
@@ -246,4 +147,6 @@ class Schema:
     """Everything a reference page or an editor needs to know about the language."""
 
     blocks: dict[str, BlockSpec] = field(default_factory=lambda: dict(BLOCKS))
-    queries: dict[str, tuple[Field, ...]] = field(default_factory=lambda: dict(QUERY_FIELDS))
+    queries: dict[str, tuple[Field, ...]] = field(
+        default_factory=lambda: {name: k.fields for name, k in KINDS.items()}
+    )

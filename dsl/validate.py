@@ -12,8 +12,9 @@ from pathlib import Path
 
 from dsl import model as m
 from dsl import runtime
-from dsl.diagnostics import Diagnostic, Severity
-from dsl.lower import requirement_problem
+from dsl.diagnostics import Diagnostic, Severity, did_you_mean
+from dsl.kinds import KINDS
+from dsl.kinds.package import requirement_problem
 from dsl.span import Span
 
 KEBAB = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")  # fullmatch: `$` would let a trailing newline in
@@ -74,60 +75,30 @@ def check_names(case: m.Case) -> Iterator[Diagnostic]:
             if ref.name not in defined:
                 yield Diagnostic.at(ref.span, f"`{ref.name}` is not a defined evidence query",
                                     code="undefined-evidence",
-                                    help=_near(ref.name, defined))
+                                    help=did_you_mean(ref.name, defined))
     for symptom in case.symptoms:
         for name in symptom.evidence:
             used.add(name)
             if name not in defined:
                 yield Diagnostic.at(symptom.span, f"symptom shows `{name}`, which is not a "
                                     "defined evidence query", code="undefined-evidence",
-                                    help=_near(name, defined))
+                                    help=did_you_mean(name, defined))
     for fixture in case.fixtures:
         for name, _where in fixture.lines:
             if name not in defined:
                 yield Diagnostic.at(fixture.span, f"fixture line names `{name}`, which is not "
                                     "a defined evidence query", code="undefined-evidence",
-                                    help=_near(name, defined))
+                                    help=did_you_mean(name, defined))
     for q in case.queries:
         if q.name not in used and not case.broken_queries:
             yield Diagnostic.at(q.span, f"evidence `{q.name}` is never used in `match` or a "
                                 "symptom", code="unused-evidence")
 
 
-def _near(name: str, options: set[str]) -> str | None:
-    import difflib
-
-    close = difflib.get_close_matches(name, sorted(options), n=1, cutoff=0.6)
-    return f"did you mean `{close[0]}`?" if close else None
-
-
 def check_queries(case: m.Case) -> Iterator[Diagnostic]:
+    """What makes a query impossible, as each kind's module says (dsl/kinds/)."""
     for q in case.queries:
-        if isinstance(q, m.LogQuery | m.StackQuery):
-            if q.scope is m.Scope.RANK and q.rank is None:
-                yield Diagnostic.at(q.span, f"`{q.name}` has `scope rank` but no `rank N`",
-                                    code="impossible-query")
-            if q.rank is not None and q.scope is not m.Scope.RANK:
-                yield Diagnostic.at(q.span, f"`{q.name}` names a rank; add `scope rank`",
-                                    code="impossible-query")
-        if isinstance(q, m.LogQuery) and q.max_count is not None and q.max_count < q.min_count:
-            yield Diagnostic.at(q.span, f"`{q.name}`: max_count {q.max_count} is below "
-                                f"min_count {q.min_count}", code="impossible-query")
-        if (isinstance(q, m.HardwareQuery) and q.min_devices is not None
-                and q.max_devices is not None and q.max_devices < q.min_devices):
-            yield Diagnostic.at(q.span, f"`{q.name}`: max_devices is below min_devices",
-                                code="impossible-query")
-        if isinstance(q, m.EnvQuery) and q.test == "matches" and q.regex is None:
-            yield Diagnostic.at(q.span, f"`{q.name}` needs `matches /regex/`",
-                                code="impossible-query")
-        sources = runtime.source_names() if isinstance(q, m.LogQuery) else None
-        if isinstance(q, m.LogQuery) and sources is not None:
-            for source in q.sources:
-                if source not in sources:
-                    yield Diagnostic.at(q.span, f"`{q.name}`: unknown evidence source "
-                                        f"`{source}`", code="unknown-source",
-                                        help=_near(source, set(sources))
-                                        or f"sources: {', '.join(sorted(sources))}")
+        yield from KINDS[q.kind].check(q)
 
 
 LEVEL_ROLES = ((m.Role.REQUIRED, "confirmed", "`require`"), (m.Role.LIKELY, "likely", "`likely`"),

@@ -1,0 +1,40 @@
+"""The evaluator of each query kind, registered under the kind's name (dsl/kinds/ holds
+the language side). Each returns TRUE with the lines that prove it, FALSE when the evidence
+was handed over and says no, or UNKNOWN when the evidence it needs is absent (so the report
+can ask for it instead of guessing)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from dsl.kinds import QueryKind
+from dsl.kinds import registered as registered_language
+from kb.match.context import Context
+from kb.match.kinds import collectives, env, hardware, log, package, source, stack, topology
+from kb.match.results import QueryResult
+
+Evaluator = Callable[[Any, Context], QueryResult]
+
+EVALUATORS: dict[str, Evaluator] = {
+    "log": log.evaluate,
+    "package": package.evaluate,
+    "env": env.evaluate,
+    "hardware": hardware.evaluate,
+    "topology": topology.evaluate,
+    "collectives": collectives.evaluate,
+    "stack": stack.evaluate,
+    "source": source.evaluate,
+}
+
+
+@contextmanager
+def registered(kind: QueryKind, evaluator: Evaluator) -> Iterator[QueryKind]:
+    """A whole kind, language and evaluator, added for the duration of a block (a test's toy)."""
+    with registered_language(kind):
+        EVALUATORS[kind.name] = evaluator
+        try:
+            yield kind
+        finally:
+            del EVALUATORS[kind.name]
