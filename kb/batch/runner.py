@@ -1,0 +1,78 @@
+"""Running a batch as Ray tasks, one per job: on a local Ray instance started for the batch
+(`num_cpus=workers`, shut down at the end) or on an existing cluster (`address`).
+
+Rows come back as tasks finish (`on_row` sees each), and the batch's figures (wall time,
+each worker's peak memory) are kept for the summary and the benchmark.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from kb.batch.jobs import JobRef
+from kb.batch.task import diagnose_job
+
+RAY_HINT = "pip install 'distkb[ray]'"
+
+
+@dataclass
+class BatchRun:
+    rows: list[dict[str, Any]] = field(default_factory=list)
+    seconds: float = 0.0
+    worker_peak_rss_kb: dict[int, int] = field(default_factory=dict)  # pid -> peak
+    task_seconds: float = 0.0
+
+
+def _collect(
+    run: BatchRun, result: dict[str, Any], on_row: Callable[[dict[str, Any]], None]
+) -> None:
+    run.rows.append(result["row"])
+    pid = int(result["pid"])
+    run.worker_peak_rss_kb[pid] = max(
+        run.worker_peak_rss_kb.get(pid, 0), int(result["peak_rss_kb"])
+    )
+    run.task_seconds += float(result["seconds"])
+    on_row(result["row"])
+
+
+def run_batch(
+    jobs: list[JobRef],
+    case_roots: list[str],
+    *,
+    workers: int = 1,
+    address: str | None = None,
+    use_cache: bool = True,
+    on_row: Callable[[dict[str, Any]], None] = lambda row: None,
+) -> BatchRun:
+    import ray
+
+    run = BatchRun()
+    started = time.perf_counter()
+    owned = not ray.is_initialized()
+    if owned:
+        if address:
+            ray.init(address=address, log_to_driver=False, configure_logging=False)
+        else:
+            ray.init(
+                num_cpus=workers,
+                include_dashboard=False,
+                log_to_driver=False,
+                configure_logging=False,
+            )
+    try:
+        task = ray.remote(num_cpus=1, max_retries=0)(diagnose_job)
+        roots = tuple(case_roots)
+        pending = [task.remote(job, roots, use_cache) for job in jobs]
+        while pending:
+            done, pending = ray.wait(pending, num_returns=1)
+            for ref in done:
+                _collect(run, ray.get(ref), on_row)
+    finally:
+        if owned:
+            ray.shutdown()
+    run.rows.sort(key=lambda r: str(r["job"]))
+    run.seconds = time.perf_counter() - started
+    return run
