@@ -21,6 +21,8 @@ COMMANDS: dict[str, str] = {
     "new": "kb.cli.new",
     "test": "kb.cli.test",
     "eval": "kb.cli.eval",
+    "export": "kb.cli.export",
+    "batch": "kb.cli.batch",
     "collect": "kb.cli.collect",
 }
 
