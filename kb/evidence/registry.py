@@ -19,6 +19,7 @@ from kb.evidence.sources.accelerate_env import AccelerateEnvSource
 from kb.evidence.sources.base import LineSource, Source, WholeFileSource
 from kb.evidence.sources.collect_env import CollectEnvSource
 from kb.evidence.sources.environment import EnvDumpSource
+from kb.evidence.sources.flight_recorder import FlightRecorderSource
 from kb.evidence.sources.nccl import NcclSource
 from kb.evidence.sources.notes import NotesSource
 from kb.evidence.sources.npu_smi import NpuSmiSource
@@ -51,6 +52,7 @@ _ORDER: tuple[type[Source], ...] = (
     TorchrunSource,
     NotesSource,
     TextLogSource,
+    FlightRecorderSource,  # binary (pickled): read by the file reader, never sniffed as text
 )
 
 SOURCES: dict[str, type[Source]] = {cls.name: cls for cls in _ORDER}
