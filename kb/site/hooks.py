@@ -21,11 +21,12 @@ from mkdocs.structure.pages import Page
 
 from dsl.api import DEFAULT_CASES, LoadResult, case_paths_from_env, load_cases
 from dsl.diagnostics import Severity, render_all
-from kb.site import casepage, nav, normalise, search_index
+from kb.site import casepage, nav, normalise, paste, search_index
 from kb.site.contributing import include_contributing
 from kb.site.pages import TEMPLATES, render_site
 
 NORMALISE_JS = "javascripts/kb-normalise.js"
+PASTE_JS = "javascripts/kb-paste.js"
 
 log = logging.getLogger("mkdocs.hooks.kb")
 
@@ -57,8 +58,10 @@ def load() -> LoadResult:
 def on_config(config: MkDocsConfig) -> MkDocsConfig:
     global _pages
     language = Path(config.docs_dir, nav.LANGUAGE_PAGE).is_file()
-    _pages = render_site(load(), language_page=language, repo_url=config.repo_url)
+    result = load()
+    _pages = render_site(result, language_page=language, repo_url=config.repo_url)
     _pages[NORMALISE_JS] = normalise.javascript()
+    _pages[PASTE_JS] = paste.javascript(list(result.cases))
     log.info("kb: %d pages generated from the cases", len(_pages))
     return config
 

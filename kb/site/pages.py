@@ -7,6 +7,7 @@ the Markdown environment escapes anything that is not `Md` on output.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections import defaultdict
 from collections.abc import Iterable
@@ -220,20 +221,24 @@ def _code_context(code: codes.Code) -> dict[str, Any]:
 
 
 def _phase_chart(groups: list[tuple[phases.Phase, list[m.Case]]]) -> Md:
-    """A Mermaid flowchart: the phases in order, each case a node linking to its page."""
-    lines = ["flowchart TD"]
-    previous = None
+    """A Mermaid flowchart: the phases left to right, each a column of its cases (linked)."""
+    lines = ["flowchart LR"]
     for n, (phase, cases) in enumerate(groups):
-        pid = f"P{n}"
-        lines.append(f'  {pid}["{_mermaid_text(phase.title)} ({len(cases)})"]')
-        lines.append(f'  click {pid} href "#{phase.key}"')
-        if previous:
-            lines.append(f"  {previous} --> {pid}")
-        previous = pid
+        lines.append(f'  subgraph P{n}["{_mermaid_text(phase.title)} ({len(cases)})"]')
+        lines.append("    direction TB")
+        ids = [f"C{n}_{k}" for k in range(len(cases))]
+        for cid, case in zip(ids, cases, strict=True):
+            lines.append(f'    {cid}("{_mermaid_text(case.id)}")')
+        if not cases:
+            lines.append(f'    E{n}("no case yet")')
+        for a, b in itertools.pairwise(ids):
+            lines.append(f"    {a} ~~~ {b}")
+        lines.append("  end")
+    lines.append("  " + " --> ".join(f"P{n}" for n in range(len(groups))))
+    for n, (_phase, cases) in enumerate(groups):
         for k, case in enumerate(cases):
-            cid = f"C{n}_{k}"
-            lines.append(f'  {pid} -.- {cid}("{_mermaid_text(case.id)}")')
-            lines.append(f'  click {cid} href "../../cases/{quote(case.id, safe="-_.")}/"')
+            href = f"../../cases/{quote(case.id, safe='-_.')}/"
+            lines.append(f'  click C{n}_{k} href "{href}" "{_mermaid_text(case.title.en)}"')
     return Md("\n".join(lines))
 
 

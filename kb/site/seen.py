@@ -53,6 +53,31 @@ def _full_line(case: m.Case, fixture: str, file: str, number: int, fallback: str
     return fallback
 
 
+MAX_POSITIVES = 50
+
+
+def with_every_positive(case: m.Case) -> m.Case:
+    """The case with every positive fixture folder on disk, declared or not.
+
+    `excerpts` looks only at fixtures the case file declares; real-incident folders
+    usually have no `fixture` block, and their lines are the realest there are.
+    """
+    declared = {f.path for f in case.fixtures}
+    extra: list[m.FixtureExpectation] = []
+    root = Path(case.folder) / "fixtures" / "positive"
+    try:
+        folders = sorted(p.name for p in root.iterdir() if p.is_dir() and not p.is_symlink())
+    except OSError:
+        folders = []
+    for name in folders[:MAX_POSITIVES]:
+        path = f"positive/{name}"
+        if path not in declared:
+            extra.append(m.FixtureExpectation(path=path, outcome="match"))
+    if not extra:
+        return case
+    return case.model_copy(update={"fixtures": [*case.fixtures, *extra]})
+
+
 def signal_queries(case: m.Case) -> list[m.Query]:
     """Queries that speak for the case (not only against it), strongest role first."""
     roles = describe.roles(case)
@@ -78,6 +103,7 @@ def seen_lines(case: m.Case, limit: int = MAX_SEEN) -> list[SeenLine]:
     """Up to `limit` distinct real lines shown by the case's log and stack queries."""
     out: list[SeenLine] = []
     texts: set[str] = set()
+    case = with_every_positive(case) if case.folder else case
     for q in signal_queries(case):
         if not isinstance(q, m.LogQuery | m.StackQuery):
             continue

@@ -1,0 +1,239 @@
+"""A pasted log line, matched against every case's own patterns in the browser.
+
+Full-text search ranks pages by shared words, and a real error line shares most of its
+words ("error", "rank", "timeout") with many cases. The cases' patterns know better: the
+site ships each case's signal patterns (`require`/`likely`/`possible`/`support` log and
+stack queries, plus `rule_out` ones) and a script scores a pasted line as `kb diagnose`
+would weigh a single line: each matching pattern adds its role's weight (require 3,
+likely or possible 2, support 1, rule-out -3; a query only under a `not` counts for
+nothing) times the longest plain-text run of the pattern found in the matched text, so a
+specific message outweighs a pattern that matches anything around a generic word. On a tie a general case goes before
+the cases that specialise it: one line cannot show what makes the special case. Cases scoring above zero are listed first
+in the search results, best first; the full-text results follow. `score()` is the same rule in Python, for the tests.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+
+from dsl import model as m
+from kb.site import messages
+
+WEIGHTS = {
+    m.Role.REQUIRED: 3,
+    m.Role.LIKELY: 2,
+    m.Role.POSSIBLE: 2,
+    m.Role.SUPPORTING: 1,
+    m.Role.RULING_OUT: -3,
+}
+MIN_WORDS = 3  # a query of fewer words is a search, not a pasted line
+MAX_SHOWN = 3
+_INLINE_FLAGS = re.compile(r"^\(\?([ims]+)\)")
+
+
+@dataclass(frozen=True)
+class CasePattern:
+    source: str
+    flags: str  # JavaScript flags: "i", "s", "m"
+    weight: int
+    runs: tuple[str, ...]  # its plain-text runs, lowercased: what makes a match specific
+
+
+def _runs(source: str) -> tuple[str, ...]:
+    return tuple(sorted({r.lower() for r in messages.literal_runs(source)}, key=len))
+
+
+def specificity(matched: str, runs: tuple[str, ...]) -> int:
+    """The longest plain-text run of the pattern inside the text it matched (at least 1)."""
+    text = matched.lower()
+    return max((len(r) for r in runs if r in text), default=1)
+
+
+def _positive_refs(node: m.Expr, negated: bool = False) -> set[str]:
+    """Query names an expression needs to hold (those under a `not` are left out)."""
+    if isinstance(node, m.Ref):
+        return set() if negated else {node.name}
+    if isinstance(node, m.Not):
+        return _positive_refs(node.operand, not negated)
+    out: set[str] = set()
+    for o in node.operands:
+        out |= _positive_refs(o, negated)
+    return out
+
+
+def weights(case: m.Case) -> dict[str, int]:
+    """Each query's weight: the largest of the clauses that need it to hold."""
+    out: dict[str, int] = {}
+    for clause in case.condition.clauses:
+        for name in _positive_refs(clause.expr):
+            out[name] = max(out.get(name, -99), WEIGHTS[clause.role])
+    return out
+
+
+def _pattern(value: m.Regex) -> tuple[str, str]:
+    """A pattern and its flags as both Python and JavaScript read them."""
+    source, flags = value.pattern, set(value.flags) & set("ims")
+    found = _INLINE_FLAGS.match(source)
+    if found:
+        flags |= set(found.group(1))
+        source = source[found.end() :]
+    return source, "".join(sorted(flags))
+
+
+def case_patterns(case: m.Case) -> list[CasePattern]:
+    """The log and stack patterns of a case that a single log line can show."""
+    weight = weights(case)
+    out = []
+    for q in case.queries:
+        if q.name not in weight:
+            continue
+        if isinstance(q, m.LogQuery) and "notes" not in q.sources:
+            value = q.pattern
+        elif isinstance(q, m.StackQuery):
+            value = q.frame
+        else:
+            continue
+        source, flags = _pattern(value)
+        out.append(CasePattern(source, flags, weight[q.name], _runs(source)))
+    return out
+
+
+def _python(p: CasePattern) -> re.Pattern[str] | None:
+    flags = 0
+    for letter, flag in (("i", re.I), ("m", re.M), ("s", re.S)):
+        if letter in p.flags:
+            flags |= flag
+    try:
+        return re.compile(p.source, flags)
+    except re.error:
+        return None
+
+
+def score(line: str, cases: list[m.Case]) -> list[tuple[int, str]]:
+    """(score, case id) of every case the line speaks for, best first, ties by id."""
+    out = []
+    for case in cases:
+        total = 0
+        for p in case_patterns(case):
+            compiled = _python(p)
+            found = compiled.search(line) if compiled is not None else None
+            if found is not None:
+                total += p.weight * specificity(found.group(0), p.runs)
+        if total > 0:
+            out.append((total, case.id))
+    special = {c.id for c in cases if c.specializes}
+    return sorted(out, key=lambda s: (-s[0], s[1] in special, s[1]))
+
+
+def javascript_source(source: str) -> str:
+    """RE2/Python named groups `(?P<name>…)` in JavaScript's spelling `(?<name>…)`."""
+    return source.replace("(?P<", "(?<")
+
+
+def data(cases: list[m.Case]) -> list[dict[str, object]]:
+    return [
+        {
+            "id": case.id,
+            "title": case.title.en,
+            "summary": case.summary.en,
+            "special": bool(case.specializes),
+            "patterns": [
+                [javascript_source(p.source), p.flags, p.weight, list(p.runs)]
+                for p in case_patterns(case)
+            ],
+        }
+        for case in cases
+    ]
+
+
+def javascript(cases: list[m.Case]) -> str:
+    """The cases' patterns and the script that lists matching cases above the results."""
+    payload = json.dumps(data(cases), ensure_ascii=True).replace("</", "<\\/")
+    return (
+        "// Generated by kb/site/paste.py from the cases: do not edit.\n"
+        f"window.kbPasteCases = {payload};\n"
+        f"window.kbPasteLimits = {{minWords: {MIN_WORDS}, shown: {MAX_SHOWN}}};\n" + SCRIPT
+    )
+
+
+SCRIPT = r"""
+(function () {
+  "use strict";
+  var here = document.currentScript ? document.currentScript.src : "";
+  var base = here.replace(/javascripts\/kb-paste\.js.*$/, "");
+  var cases = (window.kbPasteCases || []).map(function (c) {
+    var compiled = [];
+    c.patterns.forEach(function (p) {
+      try { compiled.push([new RegExp(p[0], p[1]), p[2], p[3]]); } catch (e) { /* not JS */ }
+    });
+    return { id: c.id, title: c.title, summary: c.summary, special: c.special,
+             patterns: compiled };
+  });
+  function match(line) {
+    if (line.trim().split(/\s+/).length < window.kbPasteLimits.minWords) return [];
+    var out = [];
+    cases.forEach(function (c) {
+      var total = 0;
+      c.patterns.forEach(function (p) {
+        var found = p[0].exec(line);
+        if (!found) return;
+        var text = found[0].toLowerCase(), best = 1;
+        p[2].forEach(function (r) { if (r.length > best && text.indexOf(r) >= 0) best = r.length; });
+        total += p[1] * best;
+      });
+      if (total > 0) out.push([total, c]);
+    });
+    out.sort(function (a, b) {
+      return b[0] - a[0] || (a[1].special - b[1].special) ||
+        (a[1].id < b[1].id ? -1 : a[1].id > b[1].id ? 1 : 0);
+    });
+    return out.slice(0, window.kbPasteLimits.shown).map(function (s) { return s[1]; });
+  }
+  window.kbPasteMatch = match;
+  function item(c) {
+    var li = document.createElement("li");
+    li.className = "md-search-result__item kb-paste-match";
+    var a = document.createElement("a");
+    a.className = "md-search-result__link";
+    a.href = base + "cases/" + encodeURIComponent(c.id) + "/";
+    var article = document.createElement("article");
+    article.className = "md-search-result__article md-typeset";
+    var icon = document.createElement("div");
+    icon.className = "md-search-result__icon md-icon";
+    var h = document.createElement("h1");
+    h.textContent = c.title;
+    var p = document.createElement("p");
+    p.textContent = "This line matches the case's own patterns. " + c.summary;
+    article.append(icon, h, p);
+    a.append(article);
+    li.append(a);
+    return li;
+  }
+  function refresh(list, input) {
+    list.querySelectorAll(":scope > .kb-paste-match").forEach(function (n) { n.remove(); });
+    var found = match(input.value || "");
+    for (var i = found.length - 1; i >= 0; i--) list.prepend(item(found[i]));
+  }
+  function setup() {
+    var list = document.querySelector(".md-search-result__list");
+    var input = document.querySelector("input.md-search__input");
+    if (!list || !input) return;
+    var busy = false;
+    var observer = new MutationObserver(function () {
+      if (busy) return;
+      busy = true;
+      refresh(list, input);
+      busy = false;
+      observer.takeRecords();
+    });
+    observer.observe(list, { childList: true });
+    input.addEventListener("input", function () {
+      busy = true; refresh(list, input); busy = false; observer.takeRecords();
+    });
+  }
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", setup);
+  else setup();
+})();
+"""
