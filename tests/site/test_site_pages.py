@@ -66,8 +66,9 @@ def test_symptom_index_links_symptoms_and_errors(pages: dict[str, str]) -> None:
 
 def test_phase_page_draws_a_linked_mermaid_chart(pages: dict[str, str]) -> None:
     page = pages["find/phases.md"]
-    assert "```mermaid\nflowchart TD\n" in page
+    assert "```mermaid\nflowchart LR\n" in page
     assert f'click C1_0 href "../../cases/{SAMPLE_ID}/"' in page  # "first allreduce"
+    assert 'subgraph P1["First collective (1)"]' in page
     assert "## First collective { #first }" in page
 
 
