@@ -24,6 +24,8 @@ COMMANDS: dict[str, str] = {
     "export": "kb.cli.export",
     "batch": "kb.cli.batch",
     "collect": "kb.cli.collect",
+    "run": "kb.cli.run",
+    "preflight": "kb.cli.preflight",
 }
 
 

@@ -47,6 +47,9 @@ def base_env(bin_dir: Path, home: Path) -> dict[str, str]:
         "HOME": str(home),
         "LC_ALL": "C.UTF-8",
         "PYTHONPATH": str(REPO),
+        # the compiled cases of the real cache: a fresh HOME must not mean a cold compile
+        "KB_CACHE_DIR": os.environ.get("KB_CACHE_DIR")
+        or str(Path.home() / ".cache" / "kb" / "compiled"),
     }
     home.mkdir(parents=True, exist_ok=True)
     if "VIRTUAL_ENV" in os.environ:
