@@ -63,6 +63,8 @@ class Capture:
     argv: tuple[str, ...] = ()
     paths: tuple[str, ...] = ()  # files to read instead of a command (first that exists)
     keep: Callable[[str], str] | None = None  # post-filter of the text (dmesg)
+    display: str | None = None  # how the command is shown, when argv is a script
+    stdout_only: bool = False  # a listing whose format warnings on stderr would break
     shell_builtin: bool = False  # argv is run by bash -c (ulimit is a builtin)
     # a failing tool's words are evidence too ("NVIDIA-SMI has failed because it couldn't
     # communicate with the NVIDIA driver"); for the others, a failure is only noted
@@ -86,7 +88,7 @@ def _dmesg_tail(text: str) -> str:
 
 _VERSIONS = (
     "import importlib.metadata as m\n"
-    "try:\n import torch\nexcept Exception as e:\n print('# torch not importable:', e); raise SystemExit\n"
+    "try:\n import torch\nexcept Exception as e:\n print('torch not importable:', e); raise SystemExit(1)\n"
     "print(f'torch=={torch.__version__}')\n"
     "v = getattr(getattr(torch, 'cuda', None), 'nccl', None)\n"
     "try:\n print('nccl==' + '.'.join(map(str, v.version())))\nexcept Exception:\n pass\n"
@@ -100,7 +102,12 @@ def captures(python: str, home: str) -> list[Capture]:
         Capture(file="pip-freeze.txt", argv=(python, "-m", "pip", "freeze")),
         Capture(file="conda-list.txt", argv=("conda", "list")),
         Capture(file="collect-env.txt", argv=(python, "-m", "torch.utils.collect_env")),
-        Capture(file="torch-build-versions.txt", argv=(python, "-c", _VERSIONS)),
+        Capture(
+            file="torch-build-versions.txt",
+            argv=(python, "-c", _VERSIONS),
+            display=f"{python} -c <print torch.__version__ and torch.cuda.nccl.version()>",
+            stdout_only=True,
+        ),
         Capture(file="accelerate-env.txt", argv=("accelerate", "env")),
         Capture(file="nvidia-smi.txt", argv=("nvidia-smi",), failure_is_evidence=True),
         Capture(file="nvidia-smi-q.txt", argv=("nvidia-smi", "-q"), failure_is_evidence=True),
@@ -145,12 +152,14 @@ def run_capture(capture: Capture, env: Mapping[str, str], timeout: float) -> Cap
     if capture.paths:
         return _read_paths(capture)
     argv: Sequence[str] = capture.argv
-    display = None
+    display = capture.display
     if capture.shell_builtin:
         shell = shutil.which("bash", path=env.get("PATH")) or "/bin/sh"
         display = capture.argv[0]
         argv = (shell, "-c", capture.argv[0])
-    out = run_command(argv, timeout=timeout, env=env, display=display)
+    out = run_command(
+        argv, timeout=timeout, env=env, display=display, stderr=not capture.stdout_only
+    )
     text = out.data.decode("utf-8", "replace") if out.data else None
     if text is not None and capture.keep is not None:
         text = capture.keep(text) or None

@@ -47,8 +47,10 @@ def run_command(
     env: Mapping[str, str] | None = None,
     limit: int = OUTPUT_LIMIT,
     display: str | None = None,
+    stderr: bool = True,
 ) -> Output:
-    """Runs `argv` (looked up on env's PATH) and returns its bounded output; never raises."""
+    """Runs `argv` (looked up on env's PATH) and returns its bounded output, stderr included
+    unless `stderr` is False; never raises."""
     out = Output(command=display or shown(argv))
     path = (env or os.environ).get("PATH", os.defpath)
     exe = argv[0] if os.sep in argv[0] else shutil.which(argv[0], path=path)
@@ -59,7 +61,7 @@ def run_command(
     try:
         proc = subprocess.Popen(
             [exe, *argv[1:]], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT, env=dict(env) if env is not None else None,
+            stderr=subprocess.STDOUT if stderr else subprocess.DEVNULL, env=dict(env) if env is not None else None,
             start_new_session=True,
         )  # fmt: skip
     except OSError as exc:
