@@ -136,7 +136,7 @@ def run_job(
         result.notes.insert(0, f"kb run saw {len(result.seen)} rank processes (ranks {ranks}).")
     how = (f"signal {-proc.returncode} ({signal.Signals(-proc.returncode).name})"
            if proc.returncode < 0 else f"exit status {proc.returncode}")  # fmt: skip
-    result.notes.append(f"The launcher `{' '.join(opts.argv)[:200]}` ended with {how}.")
+    result.notes.append(f"The launcher ended with {how}.")  # its command: kb-run.json
     _write_records(bundle, opts, result)
     return result
 
