@@ -28,6 +28,10 @@ def cheap_switches(bundle: str, torchrun: bool) -> dict[str, str]:
         "TORCH_NCCL_TRACE_BUFFER_SIZE": "2000",  # Flight Recorder: the last 2000 collectives
         "TORCH_NCCL_DUMP_ON_TIMEOUT": "1",
         "TORCH_NCCL_DEBUG_INFO_TEMP_FILE": os.path.join(bundle, FLIGHT_RECORDER_PREFIX),
+        # the same switches under the names newer PyTorch reads (TORCH_FR_*: 2.13 warns that
+        # TORCH_NCCL_TRACE_BUFFER_SIZE is deprecated); older releases ignore them
+        "TORCH_FR_BUFFER_SIZE": "2000",
+        "TORCH_FR_DUMP_TEMP_FILE": os.path.join(bundle, FLIGHT_RECORDER_PREFIX),
         "TORCH_SHOW_CPP_STACKTRACES": "1",
         "PYTHONFAULTHANDLER": "1",  # a Python stack on SIGSEGV/SIGABRT of any rank
         "PYTHONUNBUFFERED": "1",  # lines reach the logs (and the progress watchdog) as printed
