@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kb.batch.jobs import JobRef
-from kb.batch.task import diagnose_job
+from kb.batch.task import diagnose_shipped, load_kb
 
 RAY_HINT = "pip install 'distkb[ray]'"
 
@@ -24,6 +24,7 @@ class BatchRun:
     seconds: float = 0.0
     worker_peak_rss_kb: dict[int, int] = field(default_factory=dict)  # pid -> peak
     task_seconds: float = 0.0
+    cpu_seconds: float = 0.0  # CPU time the tasks used: the work, whatever the machine's load
 
 
 def _collect(
@@ -35,6 +36,7 @@ def _collect(
         run.worker_peak_rss_kb.get(pid, 0), int(result["peak_rss_kb"])
     )
     run.task_seconds += float(result["seconds"])
+    run.cpu_seconds += float(result["cpu_seconds"])
     on_row(result["row"])
 
 
@@ -63,9 +65,9 @@ def run_batch(
                 configure_logging=False,
             )
     try:
-        task = ray.remote(num_cpus=1, max_retries=0)(diagnose_job)
-        roots = tuple(case_roots)
-        pending = [task.remote(job, roots, use_cache) for job in jobs]
+        task = ray.remote(num_cpus=1, max_retries=0)(diagnose_shipped)
+        shipped = [ray.put(load_kb(case_roots, use_cache))]  # compiled once, here
+        pending = [task.remote(job, shipped) for job in jobs]
         while pending:
             done, pending = ray.wait(pending, num_returns=1)
             for ref in done:

@@ -1,7 +1,9 @@
-"""One job, diagnosed: the unit of work a Ray task runs (and the local fallback runs too).
+"""One job, diagnosed: the unit of work a Ray task runs.
 
-The knowledge base is compiled once per worker process (module cache), not once per job.
-Nothing a job holds can raise out of here: any failure becomes an error row.
+The driver compiles the knowledge base once and ships it to the cluster (`ray.put`); each
+worker process unpacks it once and keeps it (module cache), so workers need no case files
+and no job pays for compiling. Nothing a job holds can raise out of here: any failure
+becomes an error row.
 """
 
 from __future__ import annotations
@@ -16,16 +18,13 @@ from typing import Any
 from kb.batch.jobs import JobRef
 from kb.batch.rows import error_row, row_from_report
 
-_KB: dict[tuple[tuple[str, ...], bool], Any] = {}
+_SHIPPED: dict[str, Any] = {}  # object id -> knowledge base, per worker process
 
 
-def _knowledge_base(case_roots: tuple[str, ...], use_cache: bool) -> Any:
-    key = (case_roots, use_cache)
-    if key not in _KB:
-        from dsl.compiler import load_knowledge_base
+def load_kb(case_roots: list[str], use_cache: bool = True) -> Any:
+    from dsl.compiler import load_knowledge_base
 
-        _KB[key] = load_knowledge_base(list(case_roots), use_cache=use_cache, with_env=False)
-    return _KB[key]
+    return load_knowledge_base(case_roots, use_cache=use_cache, with_env=False)
 
 
 def _diagnose(kb: Any, path: str) -> dict[str, Any]:
@@ -37,13 +36,15 @@ def _diagnose(kb: Any, path: str) -> dict[str, Any]:
     return report
 
 
-def diagnose_job(
-    job: JobRef, case_roots: tuple[str, ...], use_cache: bool = True
-) -> dict[str, Any]:
-    """`{"row": …, "pid": …, "seconds": …, "peak_rss_kb": …}` for one job."""
-    started = time.perf_counter()
+def _cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def diagnose_job(job: JobRef, kb: Any) -> dict[str, Any]:
+    """`{"row", "pid", "seconds", "cpu_seconds", "peak_rss_kb"}` for one job."""
+    started, cpu = time.perf_counter(), _cpu()
     try:
-        kb = _knowledge_base(case_roots, use_cache)
         if job.remote:
             from kb.batch.fetch import fetch
 
@@ -60,5 +61,19 @@ def diagnose_job(
         "row": row,
         "pid": os.getpid(),
         "seconds": time.perf_counter() - started,
+        "cpu_seconds": _cpu() - cpu,
         "peak_rss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
     }
+
+
+def diagnose_shipped(job: JobRef, boxed: list[Any]) -> dict[str, Any]:
+    """The Ray task: `boxed` holds the knowledge base's object ref (in a list, so Ray hands
+    over the ref and this worker fetches and unpacks it only the first time)."""
+    import ray
+
+    ref = boxed[0]
+    key = ref.hex()
+    if key not in _SHIPPED:
+        _SHIPPED.clear()  # one batch at a time per worker
+        _SHIPPED[key] = ray.get(ref)
+    return diagnose_job(job, _SHIPPED[key])

@@ -18,7 +18,7 @@ from dsl.api import DEFAULT_CASES
 from kb.batch.jobs import JobRef, find_jobs
 from kb.batch.output import summary, write_jsonl, write_parquet
 from kb.batch.rows import COLUMNS, row_from_report
-from kb.batch.task import diagnose_job
+from kb.batch.task import diagnose_job, load_kb
 from kb.cli.main import main
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "benchmarks"))
@@ -28,6 +28,7 @@ CASES = Path(DEFAULT_CASES)
 OOM = CASES / "rank-oom-cascades-to-watchdog-timeout/fixtures/positive"
 OOM_FIXTURE = OOM / "a100x16-4node-zero3-oom-rank11-two-nodes"
 PORT = CASES / "master-port-in-use/fixtures/positive"
+KB = load_kb([str(CASES)])
 
 
 def _jobs_folder(root: Path) -> Path:
@@ -120,15 +121,15 @@ def test_a_remote_job_is_fetched_and_diagnosed_like_a_local_one() -> None:
     jobs, skipped = find_jobs(["memory://fleet/jobs"])
     assert [j.name for j in jobs] == ["oom"] and jobs[0].remote
     assert skipped and "stray.txt" in skipped[0]
-    remote = diagnose_job(jobs[0], (str(CASES),))["row"]
-    local = diagnose_job(JobRef(name="oom", location=str(OOM_FIXTURE)), (str(CASES),))["row"]
+    remote = diagnose_job(jobs[0], KB)["row"]
+    local = diagnose_job(JobRef(name="oom", location=str(OOM_FIXTURE)), KB)["row"]
     assert remote == local
 
 
 def test_a_job_that_cannot_be_read_is_an_error_row_not_a_traceback() -> None:
-    row = diagnose_job(
-        JobRef(name="gone", location="memory://nowhere/gone", remote=True), (str(CASES),)
-    )["row"]
+    row = diagnose_job(JobRef(name="gone", location="memory://nowhere/gone", remote=True), KB)[
+        "row"
+    ]
     assert row["verdict"] == "error" and row["error"]
 
 

@@ -88,3 +88,52 @@ def test_lucene_rewrite_keeps_the_meaning(
     the translated text: the classes, case and wrapping carry over."""
     lucene = to_lucene(pattern, ignore_case).regex
     assert bool(re.fullmatch(lucene, line)) is expected
+
+
+@pytest.mark.parametrize(
+    ("target", "suffix"), [("duckdb", "sql"), ("loki", "logql"), ("elasticsearch", "esql")]
+)
+def test_export_to_a_backend_writes_every_case(
+    target: str, suffix: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip("sigma", reason="extra `fleet`")
+    case = "rank-oom-cascades-to-watchdog-timeout"
+    assert main(["export", target, "--case", case, "-o", str(tmp_path)]) == 0
+    text = (tmp_path / f"{case}.{suffix}").read_text()
+    assert f"distkb.{case}.cuda_oom" in text
+    assert "0 rule(s) not converted" in capsys.readouterr().out
+
+
+def test_loki_ruler_format_is_alert_rules(tmp_path: Path) -> None:
+    pytest.importorskip("sigma.backends.loki", reason="extra `fleet`")
+    case = "master-port-in-use"
+    assert main(["export", "loki", "--format", "ruler", "--case", case, "-o", str(tmp_path)]) == 0
+    text = (tmp_path / f"{case}.ruler.txt").read_text()
+    assert text.startswith("groups:") and "alert:" in text and "expr:" in text
+
+
+def test_export_usage_errors(tmp_path: Path) -> None:
+    assert main(["export", "sigma", "--case", "no-such-case", "-o", str(tmp_path)]) == 2
+    assert main(["export", "jsonl", "-o", str(tmp_path / "x.jsonl")]) == 2
+
+
+def test_jsonl_ships_every_line_with_the_fields_rules_use(tmp_path: Path) -> None:
+    fixture = Path(KB.cases[0].case.folder) / "fixtures" / "positive"
+    folder = next(p for p in sorted(fixture.iterdir()) if p.is_dir())
+    out = tmp_path / "job.jsonl"
+    assert main(["export", "jsonl", "--evidence", str(folder), "--job", "j1", "-o", str(out)]) == 0
+    import json
+
+    records = [json.loads(x) for x in out.read_text().splitlines()]
+    assert records
+    assert set(records[0]) == {
+        "timestamp",
+        "host",
+        "job",
+        "rank",
+        "file",
+        "line_number",
+        "line",
+        "kind",
+    }
+    assert {r["job"] for r in records} == {"j1"}
