@@ -41,6 +41,11 @@ _URL_QUERY_SECRET = re.compile(
     r"(?i)([?&;](?:[\w.-]*(?:token|key|secret|password|passwd|signature|sig|auth)[\w.-]*)=)"
     r"[^&#\s\"']+"
 )
+# every layer above needs one of these on the line (a name, a token prefix, a URL, a key block)
+_TRIGGER = re.compile(
+    r"(?i)token|secret|passw|pwd|passphrase|credential|key|auth|bearer|hf_|gh[pousr]_|"
+    r"github_pat_|akia|asia|sk-|xox|://|private"
+)
 _LABELS = (
     "private key",
     "authorization header",
@@ -120,6 +125,10 @@ class Redactor:
     def environment(self, environ: Mapping[str, str]) -> dict[str, str]:
         """A copy of `environ` with secret values masked (for a capture of variables)."""
         return {k: (MASK if is_secret_name(k) and v else v) for k, v in environ.items()}
+
+    def may_hold_secret(self, line: str) -> bool:
+        """A cheap first look: False means `text` would leave the line as it is."""
+        return bool(_TRIGGER.search(line)) or any(v in line for v in self._values)
 
     def summary(self) -> list[str]:
         """One line per file: what was removed there (names and kinds, never values)."""

@@ -24,6 +24,8 @@ from kb.collect.collector import collect_to, gather
 from kb.collect.launch import debug_environment, launcher_argv
 from kb.collect.observations import stall_sentences
 from kb.collect.processes import rank_processes
+from kb.collect.redaction import Redactor
+from kb.collect.scrub import scrub_tree
 from kb.collect.stacks import MISSING, StackDump, dump_stacks, find_py_spy
 from kb.collect.watchdog import ProgressWatch
 
@@ -117,6 +119,7 @@ def run_job(
         say(f"kb run: cannot start {argv[0]}: {exc.strerror or exc}")
         result.exit_code, result.notes = 127, [f"The launcher `{argv[0]}` could not start."]
         _write_records(bundle, opts, result)
+        _scrub(bundle, say)
         return result
     assert proc.stdout is not None and proc.stderr is not None
     tees = [_Tee(proc.stdout, terminal_out, bundle / "logs" / "launcher.stdout.log"),
@@ -138,7 +141,16 @@ def run_job(
            if proc.returncode < 0 else f"exit status {proc.returncode}")  # fmt: skip
     result.notes.append(f"The launcher ended with {how}.")  # its command: kb-run.json
     _write_records(bundle, opts, result)
+    _scrub(bundle, say)
     return result
+
+
+def _scrub(bundle: Path, say: Callable[[str], None]) -> None:
+    """The job's own files are redacted like the captures, once it has ended."""
+    redactor = Redactor(dict(os.environ))
+    changed = scrub_tree(bundle, redactor, skip=("collect",))
+    if changed:
+        say("kb run: redacted (names, never values): " + "; ".join(redactor.summary()))
 
 
 def _forward_signals(proc: subprocess.Popen[bytes], result: RunResult) -> dict[int, Any]:

@@ -122,3 +122,31 @@ def test_no_command_is_a_usage_error(tmp_path: Path) -> None:
     proc = subprocess.run([*KB, "run", "--bundle", str(tmp_path / "x")], cwd=REPO, env=_env(),
                           capture_output=True, text=True, timeout=60)  # fmt: skip
     assert proc.returncode == 2 and "after --" in proc.stderr
+
+
+def test_no_secret_the_job_prints_stays_in_the_bundle(tmp_path: Path) -> None:
+    token, password = "hf_RunPlantedToken0123456789abcdef", "runplantedpassw0rd99"
+    script = (
+        "import os, sys\n"
+        "print('logging in with', os.environ['HF_TOKEN'])\n"
+        f"print('Authorization: Bearer {token}', file=sys.stderr)\n"
+        f"print('proxy https://bob:{password}@proxy.example.com:3128')\n"
+    )
+    env = _env()
+    env["HF_TOKEN"] = token
+    bundle = tmp_path / "b"
+    proc = subprocess.run(
+        [*KB, "run", "--bundle", str(bundle), "--", sys.executable, "-c", script,
+         f"--hub_token={token}"],
+        cwd=REPO, env=env, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert "kb run: redacted" in proc.stderr
+    planted = [token.encode()[i : i + 8] for i in range(len(token) - 7)]
+    planted += [password.encode()[i : i + 8] for i in range(len(password) - 7)]
+    files = [p for p in bundle.rglob("*") if p.is_file()]
+    assert any(p.name == "launcher.stdout.log" for p in files)
+    for path in files:
+        data = path.read_bytes()
+        assert not [w for w in planted if w in data], f"{path} holds part of a planted secret"
+    assert "logging in with [REDACTED]" in (bundle / "logs/launcher.stdout.log").read_text()
