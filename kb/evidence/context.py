@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kb.evidence.facts import EvidenceLine, Facts
+from kb.evidence.fastpath import RANK_BYTES, RANK_LETTERS
 from kb.evidence.limits import Limits
 from kb.evidence.ranks import (
     PathHints,
@@ -106,7 +107,7 @@ class FileContext:
             body, rank, local_rank, pid = s.body, s.rank, s.local_rank, s.pid
         else:
             body, rank, local_rank, pid = text, None, None, None
-        if rank is None and "ank" in body:
+        if rank is None and RANK_LETTERS in body:  # content_rank needs "Rank" or "rank"
             rank = content_rank(body)
         explicit = rank is not None
         if rank is None and local_rank is not None and self.file_rank is None:
@@ -134,8 +135,8 @@ class FileContext:
         if self.file_rank is None:
             return False
         if isinstance(raw, str):
-            return "ank" not in raw.lower()
-        return b"ank" not in raw.lower()
+            return RANK_LETTERS not in raw.lower()
+        return RANK_BYTES not in raw.lower()
 
     def rank_of(self, no: int, raw: bytes | str) -> int | None:
         """`self.line(no, raw).rank`, without decoding when `only_file_rank` says it may."""

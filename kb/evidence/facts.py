@@ -11,6 +11,8 @@ import dataclasses
 import json
 from dataclasses import dataclass, field
 
+from kb.evidence.attribution import RankFrom
+
 # Plain dataclasses, not pydantic models: every value is built by our own sources from types we
 # already checked, tens of thousands per folder, and `kb evidence` must start in a fraction of a
 # second; pydantic's import and schema building alone took longer than reading a small folder.
@@ -39,11 +41,9 @@ class EvidenceFile:
     path: str
     kind: str  # source name from the registry, e.g. "nccl", "pip-freeze", "text-log"
     rank: int | None = None
-    # how the rank was found: "path", "path-guess" (torchrun --log-dir: node × the local ranks
-    # present + local), "content" (a prefix or message names it), "nccl-init" (NCCL's pid →
-    # rank), "process" (another file of the same process names it), or "device" (an Ascend
-    # device id: a rank only within one node)
-    rank_from: str | None = None
+    # the clue that decided the rank (kb.evidence.attribution.RankFrom, a str: JSON shows
+    # "path", "path-guess", "launcher", "content", "nccl-init", "process" or "device")
+    rank_from: RankFrom | None = None
     node: str | None = None
     size: int = 0
     lines: int = 0

@@ -2,45 +2,87 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections import defaultdict
+from collections.abc import Callable
 
 from kb.evidence.facts import EvidenceLine, Facts
 from kb.evidence.ranks import process_in_name
 
-_SCALARS = ("driver_version", "cuda_version", "cann_version", "nccl_version", "torch_cuda_version")
-_LISTS = (
-    "package_captures", "env_captures", "devices", "collectives", "watchdog_timeouts",
-    "queue_positions", "mismatches",
-    "nccl_transports", "suspicious", "stacks", "source_findings", "notes", "pasted", "process_failures",
-    "conflicts",
-)  # fmt: skip
 ENV_PREFIXES = ("NCCL_", "TORCH_", "CUDA_", "HCCL_", "ASCEND_")
 
+# Set by the reader for the whole bundle, not merged from a file's facts.
+READER_FIELDS = ("files", "skipped", "ranks", "world_size")
 
-def merge_into(total: Facts, part: Facts, kind: str, origin: str) -> None:
-    """Adds one file's facts to the total (scalars: first wins, a different later value is a conflict)."""
-    for name in _LISTS:
-        getattr(total, name).extend(getattr(part, name))
-    for name in _SCALARS:
-        new, old = getattr(part, name), getattr(total, name)
-        if new is None:
-            continue
-        if old is None:
-            setattr(total, name, new)
-        elif old != new:
-            total.conflicts.append(
-                f"{name.replace('_', ' ')} is {old} elsewhere but {new} in {origin}"
-            )
-    if part.topology is not None and total.topology is None:
-        total.topology = part.topology
+Merge = Callable[[Facts, Facts, str, str, str], None]  # (total, part, field, kind, origin)
+
+
+def _extend(total: Facts, part: Facts, name: str, kind: str, origin: str) -> None:
+    getattr(total, name).extend(getattr(part, name))
+
+
+def _first_or_conflict(total: Facts, part: Facts, name: str, kind: str, origin: str) -> None:
+    """A version: the first one wins; a different later one is a conflict, said plainly."""
+    new, old = getattr(part, name), getattr(total, name)
+    if new is None:
+        return
+    if old is None:
+        setattr(total, name, new)
+    elif old != new:
+        total.conflicts.append(f"{name.replace('_', ' ')} is {old} elsewhere but {new} in {origin}")
+
+
+def _first(total: Facts, part: Facts, name: str, kind: str, origin: str) -> None:
+    if getattr(part, name) is not None and getattr(total, name) is None:
+        setattr(total, name, getattr(part, name))
+
+
+def _accelerate_config(total: Facts, part: Facts, name: str, kind: str, origin: str) -> None:
+    """The config file itself beats the copy `accelerate env` prints."""
     if part.accelerate_config and (not total.accelerate_config or kind == "accelerate-config"):
         total.accelerate_config = part.accelerate_config
+
+
+def _latest_progress(total: Facts, part: Facts, name: str, kind: str, origin: str) -> None:
+    """Per rank, the later progress line (a line without a time replaces the one before)."""
     for rank, ev in part.last_progress.items():
         old_ev = total.last_progress.get(rank)
         if old_ev is None or not (
             ev.timestamp and old_ev.timestamp and ev.timestamp < old_ev.timestamp
         ):
             total.last_progress[rank] = ev
+
+
+_SPECIAL: dict[str, Merge] = {
+    "topology": _first,
+    "accelerate_config": _accelerate_config,
+    "last_progress": _latest_progress,
+}
+
+
+def _rule(f: dataclasses.Field[object]) -> Merge | None:
+    """How a field of Facts merges, from its name or its type; a field no rule covers is
+    an error as soon as this module is imported (a new field cannot silently escape)."""
+    if f.name in READER_FIELDS:
+        return None
+    if f.name in _SPECIAL:
+        return _SPECIAL[f.name]
+    if f.default_factory is list:
+        return _extend
+    if f.default is None and f.type == "str | None":
+        return _first_or_conflict
+    raise TypeError(f"Facts.{f.name} has no merge rule: add one in kb/evidence/merge.py")
+
+
+# lists first (a file's own conflicts come before the ones merging finds), then the rest
+_RULED = [(f.name, rule) for f in dataclasses.fields(Facts) if (rule := _rule(f)) is not None]
+RULES: list[tuple[str, Merge]] = sorted(_RULED, key=lambda item: item[1] is not _extend)
+
+
+def merge_into(total: Facts, part: Facts, kind: str, origin: str) -> None:
+    """Adds one file's facts to the total, field by field (`RULES`)."""
+    for name, rule in RULES:
+        rule(total, part, name, kind, origin)
 
 
 def _same_version(a: str, b: str) -> bool:

@@ -281,29 +281,3 @@ def head_rank(head: str) -> tuple[int | None, str | None]:
     if seen:
         return (seen.pop(), "content") if len(seen) == 1 else (None, None)
     return (devices.pop(), "device") if len(devices) == 1 else (None, None)
-
-
-def file_rank(hints: PathHints, head: str, display: str) -> tuple[int | None, str | None, str | None]:
-    """The file's rank before its lines are read, how it was found, and a sentence when the
-    path and the lines disagree (`head_rank` says when the lines win). "process": another file
-    of the same process named it (a debug plog whose init entry is in the run plog)."""
-    path = hints.rank if hints.rank is not None else hints.local_rank
-    said, how = head_rank(head)
-    if path is None:
-        if how in (None, "device") and hints.process_rank is not None:
-            return hints.process_rank, "process", None
-        return said, (None if how == "several" else how), None
-    if how == "launcher" and said != path:
-        if hints.rank is None:  # a node-local index (torchrun --log-dir) is no contradiction
-            return said, "content", None
-        return said, "content", (
-            f"{display}: the path says rank {path} but its lines say rank {said} "
-            f"([rank{said}]: prefixes); rank {said} is used"
-        )
-    if how == "several":
-        which = "rank" if hints.rank is not None else "local rank"
-        return None, None, (
-            f"{display}: the path says {which} {path} but its lines come from several ranks; "
-            "each line keeps the rank it names"
-        )
-    return path, ("path-guess" if hints.rank_guessed else "path"), None

@@ -17,6 +17,7 @@ from typing import ClassVar
 
 from kb.evidence.context import Line
 from kb.evidence.facts import EnvCapture
+from kb.evidence.fastpath import RANK_BYTES
 from kb.evidence.ranks import bracket_field
 from kb.evidence.sources.base import LineSource
 from kb.evidence.sources.collectives import CollectiveLog
@@ -99,7 +100,7 @@ class PlogSource(LineSource):
         """An entry line of the file's own rank (no other rank named on it) is recorded from
         its text alone: there is one per collective, hundreds of thousands in a long run."""
         rank = self.ctx.file_rank
-        if rank is None or self._ops.full() or b"ank" in raw.lower():
+        if rank is None or self._ops.full() or RANK_BYTES in raw.lower():
             return False  # ranks[…] lines (world size) and other ranks' lines: the full path
         text = raw.decode("utf-8", "replace")
         got = parse_entry(text)

@@ -66,7 +66,7 @@ def test_rank_of_agrees_with_line_attribution() -> None:
 def test_progress_matcher_agrees_with_python_re() -> None:
     import re
 
-    from kb.evidence.filereader import _progress_matcher
+    from kb.evidence.progress import _progress_matcher
     from kb.evidence.sources.text_log import TextLogSource
 
     slow = re.compile(TextLogSource.patterns["progress"][0], re.IGNORECASE)
@@ -81,7 +81,7 @@ def test_progress_matcher_agrees_with_python_re() -> None:
 
 
 def test_tail_progress_first_window_gives_the_full_window_answer(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    from kb.evidence import filereader
+    from kb.evidence import progress
     from kb.evidence.reader import read_evidence
 
     pad = "x" * 40
@@ -101,7 +101,7 @@ def test_tail_progress_first_window_gives_the_full_window_answer(tmp_path, monke
         return {r: (ev.line, ev.text) for r, ev in facts.last_progress.items()}
 
     windowed = last()
-    monkeypatch.setattr(filereader, "TAIL_FIRST", filereader.TAIL_BYTES)
+    monkeypatch.setattr(progress, "TAIL_FIRST", progress.TAIL_BYTES)
     assert windowed == last() and windowed
 
 

@@ -1,0 +1,91 @@
+"""The patterns one scan of a file looks for: every line source's and the cases' log queries.
+
+Compiled once per process and set of case patterns (a database compile costs milliseconds
+per pattern); `owners` says, for each pattern id the scanner reports, whose it is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import NamedTuple
+
+from kb.evidence.registry import LINE_SOURCES
+from kb.scan.engine import PatternSet
+
+CASE = "<case>"  # the owner of a case pattern (a line source's owner is its name)
+PROGRESS = ("text-log", "progress")  # progress bars: kept raw, only the last ones matter
+
+
+class LogPattern(NamedTuple):
+    """A case log-query regex (RE2 syntax); hits are collected under `key`.
+
+    `sources` and `files` are the query's own restrictions (kinds, path globs): a file is only
+    scanned for the patterns that can count there (`kb.evidence.selection.scanned_in`).
+    `enough`: once a single-rank file has this many hits, its count may stop (it is then a
+    lower bound, and the file is listed in `PatternHits.saturated`); None counts every line."""
+
+    key: str
+    regex: str
+    ignore_case: bool = False
+    sources: tuple[str, ...] = ()
+    files: tuple[str, ...] = ()
+    enough: int | None = None  # a count this high (per file and rank) may stop: see dispatch.py
+
+
+@dataclass
+class Compiled:
+    log_set: PatternSet  # every line source's patterns + the case patterns
+    case_set: PatternSet | None  # case patterns only (for whole-file kinds)
+    owners: dict[int, tuple[str, str]]  # pattern id -> (source name or CASE, key)
+    enough: dict[str, int]  # case key -> count after which a single-rank file may stop counting
+
+    @property
+    def progress_id(self) -> int | None:
+        return next((pid for pid, owner in self.owners.items() if owner == PROGRESS), None)
+
+
+@lru_cache(maxsize=64)
+def compile_patterns(patterns: tuple[LogPattern, ...], progress: bool = True) -> Compiled:
+    """Builds the pattern sets once per process for a given set of case patterns.
+
+    With `progress=False` the progress-bar pattern is left out: for large files on disk the
+    last progress lines are read from the file's tail instead (see `progress.py`), since
+    progress bars can be most of a log and would otherwise cost Python work per line."""
+    owners: dict[int, tuple[str, str]] = {}
+    entries: list[tuple[int, str, bool]] = []
+    for cls in LINE_SOURCES:
+        for key, (rx, ic) in cls.patterns.items():
+            if not progress and (cls.name, key) == PROGRESS:
+                continue
+            owners[len(entries)] = (cls.name, key)
+            entries.append((len(entries), rx, ic))
+    case_entries: list[tuple[int, str, bool]] = []
+    for pat in patterns:
+        pid = len(entries) + len(case_entries)
+        owners[pid] = (CASE, pat.key)
+        case_entries.append((pid, pat.regex, pat.ignore_case))
+    return Compiled(
+        log_set=PatternSet(entries + case_entries),
+        case_set=PatternSet(case_entries) if case_entries else None,
+        owners=owners,
+        enough={p.key: p.enough for p in patterns if p.enough is not None},
+    )
+
+
+def check_patterns(patterns: Sequence[LogPattern]) -> None:
+    """Raises ValueError naming the first case pattern that does not compile.
+
+    The whole set is compiled once (and cached); pattern by pattern only when that fails,
+    to name the culprit, because compiling 500 databases one by one costs seconds."""
+    try:
+        compile_patterns(tuple(patterns), progress=False)  # the set files on disk use
+        return
+    except Exception:
+        pass
+    for pat in patterns:
+        try:
+            PatternSet([(0, pat.regex, pat.ignore_case)])
+        except Exception as exc:
+            raise ValueError(f"log pattern {pat.key!r} does not compile: {exc}") from None
