@@ -150,3 +150,27 @@ def test_no_secret_the_job_prints_stays_in_the_bundle(tmp_path: Path) -> None:
         data = path.read_bytes()
         assert not [w for w in planted if w in data], f"{path} holds part of a planted secret"
     assert "logging in with [REDACTED]" in (bundle / "logs/launcher.stdout.log").read_text()
+
+
+def test_kb_run_says_when_py_spy_is_missing(tmp_path: Path) -> None:
+    """The same virtual environment seen from a folder without the py-spy executable."""
+    venv = Path(sys.prefix)
+    if not (venv / "pyvenv.cfg").exists():
+        raise AssertionError("the tests run in the project's virtual environment")
+    alt = tmp_path / "venv"
+    (alt / "bin").mkdir(parents=True)
+    (alt / "pyvenv.cfg").write_text((venv / "pyvenv.cfg").read_text())
+    (alt / "lib").symlink_to(venv / "lib")
+    python = alt / "bin" / "python"
+    python.symlink_to(Path(sys.executable).resolve())
+    env = _env()
+    env["PATH"] = "/usr/bin:/bin"
+    proc = subprocess.run(
+        [str(python), "-m", "kb.cli.main", "run", "--bundle", str(tmp_path / "b"),
+         "--stall-after", "2", "--stop-on-stall", "--", str(python), "-m",
+         "examples.launch.hang_at_save"],
+        cwd=REPO, env=env, capture_output=True, text=True, timeout=180,
+    )  # fmt: skip
+    assert "py-spy is not installed, so no stacks can be taken: pip install py-spy" in proc.stderr
+    record = json.loads((tmp_path / "b/kb-run.json").read_text())
+    assert record["stalls"] and not any(d["ok"] for d in record["stalls"][0])
