@@ -71,8 +71,9 @@ def _files(folder: Path) -> list[str]:
 def one_engine(folder: Path, npat: int, engine: str, workers: int) -> dict[str, Any]:
     """Child-process body: compile, scan every file, report figures as JSON."""
     global _PATTERNS
+    from parallel import map_files
+
     from kb.scan.engine import PatternSet
-    from kb.scan.parallel import map_files
 
     pats = gen.make_patterns(npat)
     t0 = time.perf_counter()
@@ -111,9 +112,10 @@ def one_scan_only(folder: Path, npat: int, workers: int, with_sources: bool) -> 
     """Child-process body: hyperscan over every file with the case patterns alone, or with the
     reader's own source patterns added (the database `read_evidence` scans with)."""
     global _PATTERNS
+    from parallel import map_files
+
     from kb.evidence.filereader import LogPattern, compile_patterns
     from kb.scan.engine import PatternSet
-    from kb.scan.parallel import map_files
 
     pats = gen.make_patterns(npat)
     t0 = time.perf_counter()

@@ -1,12 +1,16 @@
-"""map_files: order preserved, serial fallback, results equal to a serial run."""
+"""map_files (benchmarks/parallel.py, the scan benchmark's process pool): order preserved,
+serial fallback, results equal to a serial run."""
 
 from __future__ import annotations
 
 import io
+import sys
 from pathlib import Path
 
 from kb.scan.engine import PatternSet, scan_stream
-from kb.scan.parallel import map_files
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "benchmarks"))
+from parallel import map_files
 
 _PS = PatternSet([(1, "ERR", False)])
 
