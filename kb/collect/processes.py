@@ -1,5 +1,6 @@
 """The processes of a job: every descendant of the launcher, read from /proc, and the rank
-each one runs as (RANK in its environment, as torchrun, accelerate and deepspeed set it)."""
+each one runs as (RANK in its environment, as torchrun, accelerate and deepspeed set it;
+RANK_ID for msrun, OMPI_COMM_WORLD_RANK for mpirun)."""
 
 from __future__ import annotations
 
@@ -43,16 +44,25 @@ def descendants(root: int) -> list[int]:
     return out
 
 
+# torchrun, accelerate, deepspeed and mpirun set RANK; MindSpore's msrun sets RANK_ID
+RANK_VARIABLES = (b"RANK", b"RANK_ID", b"OMPI_COMM_WORLD_RANK")
+
+
 def _environ_rank(pid: int) -> int | None:
     try:
         with open(f"/proc/{pid}/environ", "rb") as fh:
             data = fh.read(1 << 20)
     except OSError:
         return None
+    found: dict[bytes, bytes] = {}
     for item in data.split(b"\0"):
-        if item.startswith(b"RANK="):
-            value = item[5:]
-            return int(value) if value.isdigit() and len(value) < 9 else None
+        name, _, value = item.partition(b"=")
+        if name in RANK_VARIABLES:
+            found[name] = value
+    for name in RANK_VARIABLES:  # the first a launcher sets wins
+        value = found.get(name, b"")
+        if value.isdigit() and len(value) < 9:
+            return int(value)
     return None
 
 

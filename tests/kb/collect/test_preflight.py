@@ -109,3 +109,23 @@ def test_a_low_memlock_limit_warns_only_where_there_is_rdma(tmp_path: Path) -> N
     code, report = _preflight(env, memlock=64 * 1024)
     assert code == 1 and "ib-memlock-limit" in _cases(report)
     assert report["machine"]["rdma"] is True
+
+
+def test_a_package_version_a_case_names_warns(tmp_path: Path) -> None:
+    env = _machine(tmp_path, A100X8)
+    fake_python = tool(
+        tmp_path / "bin",
+        "python-job",
+        """
+if [ "$1 $2 $3" = "-m pip freeze" ]; then
+  printf 'torch==2.6.0\\nnvidia-nccl-cu12==2.25.1\\n'; exit 0
+fi
+exit 1""",
+    )
+    proc = subprocess.run(
+        [*KB, "preflight", "--format", "json", "--python", str(fake_python)],
+        env=env, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    report = json.loads(proc.stdout)
+    assert proc.returncode == 1 and _cases(report) == ["nccl-known-bad-release"]
+    assert report["warnings"][0]["because"][0]["query"] == "nccl_2251_wheel"
