@@ -5,23 +5,29 @@ Case patterns come from strangers, so even these small matches use RE2, never `r
 
 from __future__ import annotations
 
-from functools import lru_cache
-from typing import Any
+from typing import Any, Protocol
 
 import re2
 
+from kb.scan.engine import text_regex
 
-@lru_cache(maxsize=1024)
-def _compiled(pattern: str, ignore_case: bool) -> Any:
-    options = re2.Options()
-    options.case_sensitive = not ignore_case
-    options.log_errors = False
-    return re2.compile(pattern, options)
+
+class TextPattern(Protocol):
+    """An RE2 program over text: `search` gives a match with `start()` and `end()`, or None."""
+
+    def search(self, text: str) -> Any: ...
+
+
+def compiled(pattern: str, ignore_case: bool = False) -> TextPattern | None:
+    """The RE2 program for `pattern` over text (one cache: `kb.scan.engine`), or None when
+    RE2 refuses it."""
+    try:
+        return text_regex(pattern, ignore_case)
+    except re2.error:
+        return None
 
 
 def search(pattern: str, text: str, ignore_case: bool = False) -> bool:
     """True when `pattern` occurs in `text`; an uncompilable pattern never matches."""
-    try:
-        return _compiled(pattern, ignore_case).search(text) is not None
-    except re2.error:
-        return False
+    program = compiled(pattern, ignore_case)
+    return program is not None and program.search(text) is not None

@@ -83,15 +83,32 @@ def validate_regex(regex: str, ignore_case: bool = False) -> str | None:
         error = _hyperscan.compile_error(expr, flags)
     if error is not None:
         return error.decode("utf-8", "replace") if isinstance(error, bytes) else error
-    if _line_regex(regex, ignore_case).search(b"") is not None:
+    if line_regex(regex, ignore_case).search(b"") is not None:
         return "matches the empty string, so it would match every line"
     return None
 
 
 @functools.lru_cache(maxsize=4096)
-def _line_regex(regex: str, ignore_case: bool) -> Any:
-    """RE2 program for one line of text (no newline inside, so no multiline flag needed)."""
-    return re2.compile(regex.encode(), _re2.options(ignore_case))
+def _program(regex: str, ignore_case: bool, text: bool) -> Any:
+    """The one cache of RE2 programs: over one line's bytes (LATIN1, a byte is a character,
+    as hyperscan sees it; no newline inside, so no multiline flag needed) or, with `text`,
+    over decoded text (UTF-8: device names, frames, variable values the matcher compares)."""
+    if not text:
+        return re2.compile(regex.encode(), _re2.options(ignore_case))
+    options = re2.Options()
+    options.case_sensitive = not ignore_case
+    options.log_errors = False
+    return re2.compile(regex, options)
+
+
+def line_regex(regex: str, ignore_case: bool) -> Any:
+    """RE2 program for one line's bytes."""
+    return _program(regex, ignore_case, False)
+
+
+def text_regex(regex: str, ignore_case: bool) -> Any:
+    """RE2 program for decoded text (raises re2.error when RE2 refuses the pattern)."""
+    return _program(regex, ignore_case, True)
 
 
 def extract(regex: str, line: bytes | str, *, ignore_case: bool = False) -> dict[str, str] | None:
@@ -101,7 +118,7 @@ def extract(regex: str, line: bytes | str, *, ignore_case: bool = False) -> dict
     engine, so it is never run on every line. Groups that did not take part are left out.
     """
     data = line.encode() if isinstance(line, str) else line
-    m = _line_regex(regex, ignore_case).search(data)
+    m = line_regex(regex, ignore_case).search(data)
     if m is None:
         return None
     out: dict[str, str] = {}
@@ -139,7 +156,7 @@ class PatternSet:
         # the engine's own check); a regex RE2 cannot compile is reported by validate_regex
         for pid, rx, ic in self.patterns:
             try:
-                empty = _line_regex(rx, ic).search(b"") is not None
+                empty = line_regex(rx, ic).search(b"") is not None
             except Exception:
                 empty = False
             if empty:
@@ -150,7 +167,7 @@ class PatternSet:
         self.index_of: dict[int, int] = {pid: i for i, pid in enumerate(self.ids)}
         # Patterns whose hits must be re-checked on the line alone (see module docstring).
         self.verify: dict[int, Any] = {
-            idx: _line_regex(rx, ic)
+            idx: line_regex(rx, ic)
             for idx, (_, rx, ic) in enumerate(self.patterns)
             if syntax.may_match_newline(rx)
         }

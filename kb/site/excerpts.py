@@ -2,13 +2,13 @@
 
 The page shows each query next to a real line it matches, with a few lines of context
 and the line highlighted. The evidence engine (`kb.fixtures.fixture_evidence`) is the
-authority on which lines match; when it is not available, the lines a fixture declares
-(`lines { q "file:line" }`) and then a plain Python `re` search are used, for display only.
+authority on which lines match; when it fails on a fixture, the lines the fixture declares
+(`lines { q "file:line" }`) are shown. Case patterns are strangers' regexes: they are only
+ever run by RE2 (`display_pattern`), never by Python's `re`.
 """
 
 from __future__ import annotations
 
-import fnmatch
 import logging
 import re
 from collections.abc import Callable, Iterator
@@ -17,6 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from dsl import model as m
+from kb.fixtures import fixture_evidence
+from kb.match.regex import TextPattern, compiled
 
 log = logging.getLogger("mkdocs.hooks.kb.excerpts")
 
@@ -46,14 +48,6 @@ class Excerpt:
     @property
     def matched(self) -> str:
         return self.lines[self.marked[0] - 1] if self.marked else ""
-
-
-def _engine() -> Callable[..., Any] | None:
-    try:
-        from kb.fixtures import fixture_evidence
-    except (ModuleNotFoundError, ImportError, AttributeError):
-        return None
-    return fixture_evidence
 
 
 def _read_lines(path: Path) -> list[str] | None:
@@ -96,61 +90,25 @@ def _files(root: Path) -> Iterator[tuple[str, Path]]:
             yield path.relative_to(root).as_posix(), path
 
 
-def _glob_match(rel: str, globs: list[str]) -> bool:
-    if not globs:
-        return True
-    for g in globs:
-        variants = {g}
-        while "**/" in g:
-            g = g.replace("**/", "", 1)
-            variants.add(g)
-        if any(fnmatch.fnmatch(rel, v) for v in variants):
-            return True
-    return False
+def _compile(value: m.Regex) -> TextPattern | None:
+    flags = "".join(f for f in value.flags if f in "ms")  # as the scanner runs it
+    return compiled(f"(?{flags}){value.pattern}" if flags else value.pattern, value.ignore_case)
 
 
-def _compile(value: m.Regex) -> re.Pattern[str] | None:
-    flags = 0
-    for letter, flag in (("i", re.I), ("m", re.M), ("s", re.S), ("x", re.X)):
-        if letter in value.flags:
-            flags |= flag
-    try:
-        return re.compile(value.pattern, flags)
-    except re.error:
-        return None
-
-
-def display_pattern(q: m.Query) -> tuple[re.Pattern[str] | None, list[str]]:
-    """A Python regex that finds lines this query is about, and the file globs to search."""
+def display_pattern(q: m.Query) -> tuple[TextPattern | None, list[str]]:
+    """An RE2 pattern that finds lines this query is about, and the file globs to search."""
     if isinstance(q, m.LogQuery):
         return _compile(q.pattern), q.files
     if isinstance(q, m.StackQuery):
         return _compile(q.frame), []
     if isinstance(q, m.PackageQuery):
         name = r"[-_.]".join(re.escape(p) for p in re.split(r"[-_.]+", q.package))
-        return re.compile(rf"^\s*{name}(\s|==|=|@|$)", re.I), []
+        return compiled(rf"^\s*{name}(\s|==|=|@|$)", True), []
     if isinstance(q, m.EnvQuery):
-        return re.compile(rf"^\s*(export\s+)?{re.escape(q.variable)}="), []
+        return compiled(rf"^\s*(export\s+)?{re.escape(q.variable)}=", False), []
     if isinstance(q, m.HardwareQuery) and q.model is not None:
         return _compile(q.model), []
     return None, []
-
-
-def _by_regex(case: m.Case, fixture: m.FixtureExpectation, q: m.Query) -> Excerpt | None:
-    pattern, globs = display_pattern(q)
-    if pattern is None:
-        return None
-    root = Path(case.folder) / "fixtures" / fixture.path
-    for rel, path in _files(root):
-        if not _glob_match(rel, globs):
-            continue
-        lines = _read_lines(path)
-        if not lines:
-            continue
-        hits = [i for i, t in enumerate(lines, 1) if pattern.search(t)]
-        if hits:
-            return _window(fixture.path, rel, lines, hits, None, "regex")
-    return None
 
 
 def _declared(case: m.Case, fixture: m.FixtureExpectation, q: m.Query) -> Excerpt | None:
@@ -207,14 +165,9 @@ def excerpt(case: m.Case, q: m.Query) -> Excerpt | None:
     """The first positive fixture line that shows `q`, with context; None if none does."""
     if not case.folder:
         return None
-    engine = _engine()
     positives = [f for f in case.fixtures if f.outcome == "match"]
     for fixture in positives:
-        found = _from_engine(engine, case, fixture, q) if engine else None
-        if found is None:
-            found = _declared(case, fixture, q)
-        if found is None and engine is None:
-            found = _by_regex(case, fixture, q)
+        found = _from_engine(fixture_evidence, case, fixture, q) or _declared(case, fixture, q)
         if found is not None:
             return found
     return None

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from typing import ClassVar
 
-from kb.evidence.context import Line
+from kb.evidence.context import FileContext, Line
 from kb.evidence.facts import Device, EnvCapture, NcclTransport
 from kb.evidence.sources.base import LineSource
 from kb.evidence.sources.collectives import CollectiveLog
@@ -72,8 +72,8 @@ class NcclSource(LineSource):
     raw_keys: ClassVar[frozenset[str]] = frozenset({"channel"})
     suspicious_keys: ClassVar[frozenset[str]] = frozenset({"warn", "p2p", "error"})
 
-    def __init__(self, ctx: object) -> None:
-        super().__init__(ctx)  # type: ignore[arg-type]
+    def __init__(self, ctx: FileContext) -> None:
+        super().__init__(ctx)
         self._seen: set[tuple[int | None, int | None, str]] = set()
         self._seen_raw: set[bytes] = set()
         self._colls = CollectiveLog(self.ctx, self.name)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from kb.evidence.context import FileContext
 from kb.evidence.facts import Device, PackageCapture
 from kb.evidence.sources.base import WholeFileSource
 from kb.evidence.sources.python_source import PythonSource
@@ -43,8 +44,8 @@ class NotesSource(WholeFileSource):
             return 0.3
         return 0.0
 
-    def __init__(self, ctx: object) -> None:
-        super().__init__(ctx)  # type: ignore[arg-type]
+    def __init__(self, ctx: FileContext) -> None:
+        super().__init__(ctx)
         self._captures: list[PackageCapture] = []
 
     def parse(self, text: str) -> None:

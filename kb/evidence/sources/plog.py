@@ -15,7 +15,7 @@ from collections import Counter
 from functools import lru_cache
 from typing import ClassVar
 
-from kb.evidence.context import Line
+from kb.evidence.context import FileContext, Line
 from kb.evidence.facts import EnvCapture
 from kb.evidence.fastpath import RANK_BYTES
 from kb.evidence.ranks import bracket_field
@@ -83,8 +83,8 @@ class PlogSource(LineSource):
     raw_keys: ClassVar[frozenset[str]] = frozenset({"entry"})
     suspicious_keys: ClassVar[frozenset[str]] = frozenset({"ei", "err", "heartbeat", "plog_error"})
 
-    def __init__(self, ctx: object) -> None:
-        super().__init__(ctx)  # type: ignore[arg-type]
+    def __init__(self, ctx: FileContext) -> None:
+        super().__init__(ctx)
         self._ordinal: Counter[int] = Counter()
         self._ops = CollectiveLog(self.ctx, self.name)
         self._env = EnvCapture(file=self.ctx.display)

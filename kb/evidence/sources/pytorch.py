@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from typing import ClassVar
 
-from kb.evidence.context import Line
+from kb.evidence.context import FileContext, Line
 from kb.evidence.facts import CollectiveMismatch, QueuePosition, WatchdogTimeout
 from kb.evidence.sources.base import LineSource
 from kb.evidence.sources.collectives import CollectiveLog
@@ -112,8 +112,8 @@ class PyTorchSource(LineSource):
 
     suspicious_keys: ClassVar[frozenset[str]] = frozenset({"pg_status", "errors"})
 
-    def __init__(self, ctx: object) -> None:
-        super().__init__(ctx)  # type: ignore[arg-type]
+    def __init__(self, ctx: FileContext) -> None:
+        super().__init__(ctx)
         self._ops = CollectiveLog(self.ctx, self.name)
 
     @classmethod

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import ClassVar
 
-from kb.evidence.context import Line
+from kb.evidence.context import FileContext, Line
 from kb.evidence.facts import StackFrame, StackThread
 from kb.evidence.sources.base import LineSource
 
@@ -37,8 +37,8 @@ class StackDumpSource(LineSource):
         "fh_frame": (r"File \"[^\"\n]+\", line \d+ in ", False),
     }
 
-    def __init__(self, ctx: object) -> None:
-        super().__init__(ctx)  # type: ignore[arg-type]
+    def __init__(self, ctx: FileContext) -> None:
+        super().__init__(ctx)
         self._pid: int | None = None
         self._pyspy: StackThread | None = None
         self._fh: dict[int | None, tuple[StackThread, int]] = {}  # rank -> (thread, last line)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import ClassVar
 
-from kb.evidence.context import Line
+from kb.evidence.context import FileContext, Line
 from kb.evidence.facts import ProcessFailure
 from kb.evidence.sources.base import LineSource
 from kb.evidence.sources.common import log_score
@@ -44,8 +44,8 @@ class TorchrunSource(LineSource):
         "closing": (r"Sending process \d+ closing signal SIG[A-Z]+", False),
     }
 
-    def __init__(self, ctx: object) -> None:
-        super().__init__(ctx)  # type: ignore[arg-type]
+    def __init__(self, ctx: FileContext) -> None:
+        super().__init__(ctx)
         self._in_table = False
         self._root = False
         self._current: ProcessFailure | None = None
