@@ -126,3 +126,21 @@ def test_the_checks_can_fail() -> None:
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
     known = set(_modules())
     assert "kb.scan.engine" in imports_of("kb", ROOT / "kb" / "__init__.py", known)
+
+
+def _sources_of(package: str) -> dict[str, str]:
+    return {str(p.relative_to(ROOT)): p.read_text(encoding="utf-8")
+            for p in (ROOT / package).rglob("*.py") if "__pycache__" not in p.parts}
+
+
+def test_the_readers_byte_shortcut_lives_in_one_place() -> None:
+    """The "ank" test (a line that never spells rank is its file's rank) is fastpath.py's."""
+    spelled = sorted(path for path, text in _sources_of("kb").items()
+                     if ('"ank"' in text or "b'ank'" in text) and not path.endswith("fastpath.py"))
+    assert not spelled, spelled
+
+
+def test_sources_are_typed_with_their_context() -> None:
+    untyped = sorted(path for path, text in _sources_of("kb/evidence").items()
+                     if "ctx: object" in text)
+    assert not untyped, untyped
