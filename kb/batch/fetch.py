@@ -50,7 +50,9 @@ def fetch(url: str, into: str) -> Fetched:
 
     fs, path = fsspec.core.url_to_fs(url)
     budget = [MAX_BYTES]
-    name = path.rstrip("/").rsplit("/", 1)[-1] or "job"
+    name = path.rstrip("/").rsplit("/", 1)[-1]
+    if name in ("", ".", ".."):
+        name = "job"  # the copy's own folder stays inside `into`
     if not fs.exists(path):
         raise FileNotFoundError(f"no such job: {url}")
     if fs.isfile(path):

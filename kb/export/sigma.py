@@ -8,6 +8,7 @@ exporting needs no pySigma; validating and converting do (extra `fleet`).
 from __future__ import annotations
 
 import io
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,8 +27,14 @@ class CaseRules:
     correlation: CaseCorrelation = field(default_factory=CaseCorrelation)
 
     @property
+    def stem(self) -> str:
+        """The case id as a file name: ids are kebab-case, but a pack is untrusted, so
+        nothing but `[a-z0-9.-]` reaches the path."""
+        return re.sub(r"[^a-z0-9.-]", "-", self.case_id).lstrip(".") or "case"
+
+    @property
     def file_name(self) -> str:
-        return f"{self.case_id}.yml"
+        return f"{self.stem}.yml"
 
 
 def case_rules(case: m.Case, site: str) -> CaseRules:

@@ -82,7 +82,7 @@ def write_backend(
     errors: list[str] = []
     written = 0
     for c in exported:
-        target = out_dir / f"{c.case_id}.{suffix}"
+        target = out_dir / f"{c.stem}.{suffix}"
         if output_format == "default":
             conversion = convert(backend, c.rules)
             mark = COMMENT[backend]

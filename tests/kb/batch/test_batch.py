@@ -136,3 +136,18 @@ def test_a_job_that_cannot_be_read_is_an_error_row_not_a_traceback() -> None:
 def test_batch_without_jobs_is_a_usage_error(tmp_path: Path) -> None:
     pytest.importorskip("ray")
     assert main(["batch", str(tmp_path), "-o", str(tmp_path / "r.jsonl")]) == 2
+
+
+def test_fetch_writes_nothing_outside_its_folder(tmp_path: Path) -> None:
+    fsspec = pytest.importorskip("fsspec")
+    from kb.batch.fetch import _safe_relative, fetch
+
+    assert _safe_relative("/jobs/a/../../etc/passwd", "/jobs/a") is None
+    assert _safe_relative("/jobs/a/logs/r0.log", "/jobs/a") == "logs/r0.log"
+    fs = fsspec.filesystem("memory")
+    fs.pipe("/jobs2/a/logs/r0.log", b"x\n")
+    into = tmp_path / "into"
+    into.mkdir()
+    fetched = fetch("memory://jobs2/a", str(into))
+    assert Path(fetched.path).resolve().is_relative_to(into.resolve())
+    assert (Path(fetched.path) / "logs" / "r0.log").read_bytes() == b"x\n"
