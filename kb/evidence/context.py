@@ -1,9 +1,10 @@
-"""Per-file state shared by the sources reading that file: its facts, ranks and line cache."""
+"""Per-file state shared by the sources reading that file: its facts, ranks and line cache
+(its suspicious lines are `suspicious.SuspiciousLines`)."""
 
 from __future__ import annotations
 
 import copyreg
-from collections import Counter, deque
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,6 +20,8 @@ from kb.evidence.ranks import (
     strip_prefixes,
     timestamp,
 )
+from kb.evidence.suspicious import _UNSET as _NO_RANK
+from kb.evidence.suspicious import SuspiciousLines
 
 _UNSET: Any = object()
 
@@ -91,8 +94,6 @@ class FileContext:
     line_ranks: Counter[int] = field(default_factory=Counter)
     _pending: list[tuple[int, EvidenceLine]] = field(default_factory=list)
     _cache: tuple[int, Line] | None = None
-    _suspicious_at: set[int] = field(default_factory=set)
-    _suspicious_tail: deque[tuple[Line | tuple[int, bytes], str, int | None]] | None = None
 
     def line(self, no: int, raw: bytes | str) -> Line:
         """Decodes and attributes a line (cached: several sources may look at the same one)."""
@@ -161,54 +162,17 @@ class FileContext:
                 ev.rank = self.pid_ranks.get(pid)
         self._pending.clear()
 
-    def suspicious(self, line: Line, source: str, rank: int | None = _UNSET) -> None:
-        """Records an error/warning line once, whichever sources flagged it; `rank` overrides
-        the line's own (torchrun's failure table names the rank that failed).
+    def __post_init__(self) -> None:
+        self.suspects = SuspiciousLines(self.facts.suspicious, self.limits.suspicious_per_file,
+                                        self.line, self.evidence)
 
-        A log can hold more than the cap (a warning every step): the first half of the cap is
-        kept, and the last lines in a rolling tail, since a run's fatal error comes at its end.
-        """
-        if line.no in self._suspicious_at:
-            return
-        self._suspicious_at.add(line.no)
-        if not self.suspicious_head_full():
-            self.facts.suspicious.append(self._suspicious_line(line, source, rank))
-            return
-        self._to_tail(line, source, rank)
-
-    def _to_tail(self, line: Line | tuple[int, bytes], source: str, rank: int | None) -> None:
-        if self._suspicious_tail is None:
-            self._suspicious_tail = deque(maxlen=self.limits.suspicious_per_file // 2)
-        self._suspicious_tail.append((line, source, rank))
-
-    def suspicious_head_full(self) -> bool:
-        cap = self.limits.suspicious_per_file
-        return len(self.facts.suspicious) >= cap - cap // 2
-
-    def suspicious_raw(self, no: int, raw: bytes, source: str) -> None:
-        """`suspicious` for a line that goes to the rolling tail (`suspicious_head_full`) and
-        can only be the file's rank (`only_file_rank`): kept as bytes, decoded only if it is
-        still among the last lines when the file ends."""
-        if no in self._suspicious_at:
-            return
-        self._suspicious_at.add(no)
-        self._to_tail((no, raw), source, _UNSET)
-
-    def _suspicious_line(
-        self, line: Line | tuple[int, bytes], source: str, rank: int | None
-    ) -> EvidenceLine:
-        if not isinstance(line, Line):
-            line = self.line(*line)
-        ev = self.evidence(line, source)
-        if rank is not _UNSET:
-            ev.rank = rank
-        return ev
+    def suspicious(self, line: Line, source: str, rank: int | None = _NO_RANK) -> None:
+        """Records an error/warning line once (`SuspiciousLines`); `rank` overrides the
+        line's own (torchrun's failure table names the rank that failed)."""
+        self.suspects.add(line, source, rank)
 
     def finish_lines(self) -> None:
         """Once a file is read: the suspicious tail joins the facts, then NCCL lines seen
         before their pid's init line get their rank."""
-        if self._suspicious_tail:
-            for line, source, rank in self._suspicious_tail:
-                self.facts.suspicious.append(self._suspicious_line(line, source, rank))
-            self._suspicious_tail = None
+        self.suspects.finish()
         self.resolve_pending()

@@ -278,10 +278,10 @@ def _source_handler(
             if line is None:
                 if (
                     pid in suspicious_only
-                    and ctx.suspicious_head_full()
+                    and ctx.suspects.head_full()
                     and ctx.only_file_rank(raw)
                 ):
-                    ctx.suspicious_raw(no, raw, owner)
+                    ctx.suspects.raw(no, raw, owner)
                     return line
                 line = ctx.line(no, raw)
             src.on_line(key, line)

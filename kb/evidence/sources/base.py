@@ -32,7 +32,7 @@ class LineSource(Source):
     raw_keys: ClassVar[frozenset[str]] = frozenset()  # keys whose lines go through `skip` first
     # keys whose lines `on_line` only flags as suspicious (nothing else): once the first half
     # of a file's suspicious lines is in, the reader keeps such lines as bytes (see
-    # `FileContext.suspicious_raw`), so most are never decoded
+    # `SuspiciousLines.raw`), so most are never decoded
     suspicious_keys: ClassVar[frozenset[str]] = frozenset()
 
     def __init__(self, ctx: FileContext) -> None:
