@@ -16,7 +16,7 @@ from pathlib import Path
 from kb.evidence.bounded import InflateBudget
 from kb.evidence.facts import EvidenceLine, Facts, SkippedFile
 from kb.evidence.filereader import FileResult, LogPattern, check_patterns, read_file
-from kb.evidence.inputs import STDIN, InputFile, is_archive, spool_stdin, walk
+from kb.evidence.inputs import STDIN, InputFile, is_archive, walk
 from kb.evidence.layout import file_hints
 from kb.evidence.limits import Limits
 from kb.evidence.merge import (
@@ -27,6 +27,7 @@ from kb.evidence.merge import (
     package_conflicts,
 )
 from kb.evidence.ranks import PathHints
+from kb.evidence.stdin import spool_stdin
 
 __all__ = ["EvidenceBundle", "LogPattern", "PatternHits", "read_evidence"]
 

@@ -203,8 +203,8 @@ def test_a_line_cut_by_the_stdin_limit_is_dropped_not_read_as_whole(
     from types import SimpleNamespace
 
     from kb.evidence.facts import SkippedFile
-    from kb.evidence.inputs import spool_stdin
     from kb.evidence.limits import Limits
+    from kb.evidence.stdin import spool_stdin
 
     data = b"first whole line\nsecond whole line\nrank 1 exited with code 12\n"
     limit = data.index(b"12") + 1  # cuts `12` to `1`
