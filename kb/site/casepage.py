@@ -50,6 +50,11 @@ def prose(value: m.Text | None, lang: str = "en") -> Md | None:
     return escape.text(raw) if raw else None
 
 
+def plain_title(value: str) -> str:
+    """A title for places that show text only (nav, browser tab, search): no backticks."""
+    return value.replace("`", "")
+
+
 def has_zh(case: m.Case) -> bool:
     texts = [case.title, case.summary, case.cause] + [s.text for s in case.symptoms]
     texts += [r.title for r in case.remedies]
@@ -140,10 +145,7 @@ def quick_check(case: m.Case, lines: list[seen.SeenLine]) -> Md:
     ]
     phrase = _grep_phrase(case, lines)
     if phrase:
-        commands += [
-            f"grep -rnF {shlex.quote(phrase)} ./logs",
-            "# a hit looks like the first line under What you see",
-        ]
+        commands += [f"grep -rnF {shlex.quote(phrase)} ./logs  # finds the line shown above"]
     out = [
         '<div class="kb-wrap" markdown="1">',
         "",
@@ -155,23 +157,26 @@ def quick_check(case: m.Case, lines: list[seen.SeenLine]) -> Md:
 
 
 def _grep_phrase(case: m.Case, lines: list[seen.SeenLine]) -> str:
+    """The longest plain-text run of the first line's pattern that is in that line."""
     if not lines:
         return ""
     first = lines[0]
-    marked = first.text[first.start : first.end].strip()
-    by_name = {q.name: q for q in case.queries}
-    q = by_name.get(first.query)
+    q = {q.name: q for q in case.queries}.get(first.query)
     pattern = getattr(q, "pattern", None) or getattr(q, "frame", None)
-    candidates = []
-    if isinstance(pattern, m.Regex):
-        for message in messages.messages(pattern.pattern):
-            phrase = messages.longest_literal(message)
-            if phrase and phrase in first.text:
-                candidates.append(phrase)
-    phrase = max(candidates, key=len, default="")
-    if len(phrase) < 8 and marked and "\n" not in marked:
-        phrase = marked[:120]
-    return phrase
+    runs = messages.literal_runs(pattern.pattern) if isinstance(pattern, m.Regex) else []
+    present = [_whole_words(r, first.text) for r in runs if r in first.text and "\n" not in r]
+    return max(present, key=len, default="")[:120]
+
+
+def _whole_words(run: str, text: str) -> str:
+    """`run` without a word it only starts or ends in the middle of (as found in `text`)."""
+    at = text.index(run)
+    if at > 0 and text[at - 1].isalnum() and run[:1].isalnum():
+        run = run.split(" ", 1)[1] if " " in run else ""
+    end = text.index(run) + len(run) if run else 0
+    if run and end < len(text) and text[end].isalnum() and run[-1:].isalnum():
+        run = run.rsplit(" ", 1)[0] if " " in run else ""
+    return run.strip()
 
 
 def _step(step: m.Step, lang: str) -> Md:
@@ -394,10 +399,10 @@ def context(
     if summary_zh is not None and symptoms_zh is not None:
         summary_zh = Md(f"{summary_zh}\n\n**你会看到：**\n\n{symptoms_zh}")
     return {
-        "fm_title": Md(escape.yaml_str(case.title.en)),
+        "fm_title": Md(escape.yaml_str(plain_title(case.title.en))),
         "fm_description": Md(escape.yaml_str(case.summary.en)),
         "title": escape.line(case.title.en),
-        "title_zh": Md(html.escape(case.title.zh)) if zh and case.title.zh else None,
+        "title_zh": escape.line(case.title.zh) if zh and case.title.zh else None,
         "id": escape.code(case.id),
         "summary": bilingual(summary_en, summary_zh),
         "meta": meta_box(case),

@@ -36,13 +36,16 @@ SCOPE_WORDS: dict[m.Scope, str] = {
 
 
 def message_md(message: messages.Message) -> Md:
-    """A message as inline Markdown: literal text escaped, placeholders marked."""
+    """A message as inline Markdown: literal text as code, placeholders marked."""
     out = []
     for part in message:
         if part.variable:
             out.append(PLACEHOLDER.format("…" if part.text == "…" else part.text))
-        else:
-            out.append(escape.line(part.text) if part.text.strip() else " ")
+            continue
+        text = part.text
+        lead = " " if text[:1].isspace() else ""
+        tail = " " if text[-1:].isspace() and text.strip() else ""
+        out.append(lead + (escape.code(text.strip()) if text.strip() else "") + tail)
     return Md('<span class="kb-msg">' + "".join(out) + "</span>")
 
 

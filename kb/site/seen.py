@@ -20,6 +20,7 @@ from kb.site.escape import Md
 MAX_LINE = 2000
 MAX_READ = 8 * 1024 * 1024
 MAX_SEEN = 3
+MAX_CHARS = 500  # a second or third line only while the lines stay this short together
 SIGNAL_ROLES = (m.Role.REQUIRED, m.Role.LIKELY, m.Role.SUPPORTING)
 
 
@@ -113,8 +114,11 @@ def seen_lines(case: m.Case, limit: int = MAX_SEEN) -> list[SeenLine]:
         if found is None or not found.marked:
             continue
         text = _full_line(case, found.fixture, found.file, found.line, found.matched)
-        text = text[:MAX_LINE]
-        if not text.strip() or text in texts:
+        text = text[:MAX_LINE].rstrip()
+        text = text[len(text) - len(text.lstrip()) :]  # indentation says nothing here
+        if not text or text in texts:
+            continue
+        if out and sum(len(s.text) for s in out) + len(text) > MAX_CHARS:
             continue
         texts.add(text)
         start, end = _mark(q, text)

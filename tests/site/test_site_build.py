@@ -23,10 +23,14 @@ def test_bundled_site_builds_strictly_with_a_page_per_case(bundled_site: Path) -
     index = _page(bundled_site, "cases")
     for case in result.cases:
         page = _page(bundled_site, f"cases/{case.id}")
-        assert 'class="admonition kb-glance"' in page, case.id
+        assert '<dl class="kb-meta">' in page and 'id="fix"' in page, case.id
+        assert f"/edit/main/cases/{case.id}/case.kb" in page, case.id
+        assert "issues/new?template=wrong-diagnosis.yml" in page and f"got={case.id}" in page
+        if any(s.text.zh for s in case.symptoms) or case.summary.zh:
+            assert 'lang="zh"' in page, case.id
         assert f'href="{case.id}/"' in index, f"{case.id} missing from the cases index"
     for path in ("", "find/symptoms", "find/components", "find/hardware", "tags",
-                 "contributing"):
+                 "contributing", "find/phases", "find/errors", "find/errors/ei0002"):
         assert (bundled_site / path / "index.html").is_file(), path
 
 
@@ -53,22 +57,29 @@ def test_a_new_case_folder_adds_its_page_and_index_entries(
 
 def test_case_page_shows_evidence_fixes_and_source(extra_site: Path) -> None:
     page = _page(extra_site, f"cases/{SAMPLE_ID}")
-    assert 'class="admonition kb-glance"' in page and "What you see" in page
-    assert "中文" in page and "你会看到" in page  # English | 中文 tabs
-    # The fixture line that the query matches is highlighted, with its real line number.
-    marked = [re.sub(r"<[^>]+>", "", part.split("\n", 1)[0])
-              for part in page.split('<span class="hll">')[1:]]
-    assert any(SAMPLE_ERROR in line for line in marked), marked
-    assert "in the logs (files matching" in page and "of exactly one rank" in page
-    assert "installed at a version matching" in page
+    assert '<dl class="kb-meta">' in page and "What you see" in page
+    assert "中文" in page and 'lang="zh"' in page  # English | 中文 tabs
+    # The fixture line that the query matches is shown whole, its decisive part marked.
+    assert f"<mark>{SAMPLE_ERROR}</mark>" in page
     assert 'data-tabs' in page or 'class="tabbed-set' in page
     assert "pip install &quot;accelerate==0.28.0&quot;" in page or \
         'pip install "accelerate==0.28.0"' in text_of(page, "code")
     assert "kb diagnose --evidence ./logs" in text_of(page, "code")
-    assert "accelerate&gt;=1.0" in page or "accelerate>=1.0" in text_of(page, "code")
+    assert "accelerate&gt;=1.0" in page
     assert 'href="https://example.com/site-test"' in page
     source = text_of(page, "code")
     assert f"case {SAMPLE_ID} {{" in source
+
+
+def test_search_index_has_no_tab_labels_and_no_varying_parts(bundled_site: Path) -> None:
+    search = json.loads((bundled_site / "search" / "search_index.json").read_text("utf-8"))
+    texts = [doc["text"] for doc in search["docs"]]
+    assert not any(t.startswith(("English中文", "English 中文")) for t in texts)
+    assert search["config"]["lang"] == ["en", "zh"]
+    joined = " ".join(texts)
+    assert "心跳" in joined and "\u200b" in joined  # Chinese, segmented by jieba
+    assert not re.search(r"\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}", joined)  # no timestamps
+    assert not re.search(r"\b\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}\b", joined)  # no IPv4
 
 
 def test_hostile_case_cannot_inject_into_the_site(hostile_site: Path) -> None:

@@ -61,7 +61,7 @@ def test_symptom_index_links_symptoms_and_errors(pages: dict[str, str]) -> None:
     assert "Rank 1 alone reports a socket receive timeout at start → [" in index
     assert index.count(link) >= 3  # English symptom, Chinese symptom, error message
     assert "Example: `[ERROR] HCCL(12,python): [socket.cc:300] Wait timeout" in index
-    assert '<span class="kb-msg">Wait timeout for sockets recv</span>' in index
+    assert '<span class="kb-msg">`Wait timeout for sockets recv`</span>' in index
 
 
 def test_phase_page_draws_a_linked_mermaid_chart(pages: dict[str, str]) -> None:

@@ -129,3 +129,15 @@ def test_error_codes_list_only_cases_that_speak_for_them(cases: list[m.Case]) ->
     # nccl-p2p-consumer-gpu-hang only rules out NCCL_P2P_DISABLE; it explains no EI code
     assert "nccl-p2p-consumer-gpu-hang" not in {c.id for c in found["EI0002"].cases}
     assert found["EI0002"].slug == "ei0002"
+
+
+@pytest.mark.parametrize(("pattern", "safe"), [
+    (r"(a+)+$", False),
+    (r"(x|yz)*q", False),
+    (r"NET/IB ?: ?Got completion (from peer (\S+ )?)?with (error ?\d+)", True),
+    (r"Watchdog caught .* timeout", True),
+])
+def test_patterns_that_could_backtrack_for_ever_stay_out_of_the_browser(
+    pattern: str, safe: bool
+) -> None:
+    assert paste.browser_safe(pattern) is safe

@@ -1,0 +1,205 @@
+"""Every page of the bundled site in headless Chromium, at 1400 and 390 px wide.
+
+Each page fails on what a reader would see as broken: a raw backtick or `{{`/`{%` outside
+code, a link with an encoded space (`%20(` from text that was linked whole), prose that
+scrolls sideways, a highlighted evidence line cut off at the edge. Case pages must start
+"Fix" within a screen and a half at 1400x900, and no page may request anything from
+anywhere but the local server. Search is tried as a reader would: a Chinese word, and one
+real line per case pasted whole from its fixtures, timestamps and hosts kept.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+from kbsite_browser import chromium, requested_urls, search, serve, viewport, wait_for
+from kbsite_build import REPO
+
+from dsl import model as m
+from dsl.api import load_cases
+from kb.site import paste, seen
+
+SCREENS = (("desktop", 1400, 900), ("phone", 390, 844))
+FIX_LIMIT = 1.5  # screens
+SCREENSHOTS = REPO / "build" / "screenshots"
+
+CHECK = r"""
+var problems = [];
+function outsideCode(root) {
+  var walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT, { acceptNode: function (n) {
+    for (var p = n.parentElement; p; p = p.parentElement)
+      if (/^(CODE|PRE|SCRIPT|STYLE|svg)$/.test(p.tagName)) return NodeFilter.FILTER_REJECT;
+    return NodeFilter.FILTER_ACCEPT; } });
+  var out = [];
+  while (walker.nextNode()) out.push(walker.currentNode.nodeValue);
+  return out.join(" ");
+}
+var text = outsideCode(document.body);
+[["`", "a raw backtick"], ["{{", "raw {{"], ["{%", "raw {%"]].forEach(function (t) {
+  var at = text.indexOf(t[0]);
+  if (at >= 0) problems.push(t[1] + ": ..." + text.slice(Math.max(0, at - 60), at + 40) + "...");
+});
+document.querySelectorAll("a[href]").forEach(function (a) {
+  var href = a.getAttribute("href");
+  if (/%20|\s/.test(href)) problems.push("link with a space in it: " + href.slice(0, 120));
+});
+var doc = document.scrollingElement;
+if (doc.scrollWidth > doc.clientWidth + 1)
+  problems.push("the page scrolls sideways: " + doc.scrollWidth + " > " + doc.clientWidth);
+var article = document.querySelector("article") || document.body;
+var edge = article.getBoundingClientRect().right;
+var texts = document.createTreeWalker(article, NodeFilter.SHOW_TEXT);
+var reported = 0;
+while (texts.nextNode() && reported < 5) {
+  var node = texts.currentNode;
+  if (!node.nodeValue.trim()) continue;
+  var box = node.parentElement;
+  if (box.closest("pre, .highlight, .mermaid, .md-typeset__scrollwrap, .tabbed-labels")) continue;
+  var range = document.createRange();
+  range.selectNodeContents(node);
+  var rects = range.getClientRects();
+  for (var i = 0; i < rects.length; i++) {
+    if (rects[i].width && rects[i].right > edge + 2) {
+      problems.push("prose runs past the page: " + node.nodeValue.trim().slice(0, 80));
+      reported++;
+      break;
+    }
+  }
+}
+article.querySelectorAll("pre").forEach(function (pre) {
+  if (!pre.querySelector("mark, .hll")) return;
+  var code = pre.querySelector("code") || pre;
+  if (code.scrollWidth > code.clientWidth + 1 || pre.scrollWidth > pre.clientWidth + 1)
+    problems.push("a highlighted line is cut off: " + code.textContent.trim().slice(0, 80));
+});
+var fix = document.getElementById("fix");
+return { problems: problems,
+         fix: fix ? fix.getBoundingClientRect().top + window.scrollY : null,
+         height: window.innerHeight };
+"""
+
+
+@dataclass
+class Visits:
+    """What loading every page at every width found."""
+
+    pages: list[str]
+    problems: list[str] = field(default_factory=list)
+    fix_offsets: dict[str, tuple[float, int]] = field(default_factory=dict)
+    requests: list[str] = field(default_factory=list)
+
+
+def _pages(site: Path) -> list[str]:
+    out = []
+    for path in sorted(site.rglob("*.html")):
+        rel = path.relative_to(site).as_posix()
+        out.append(rel.removesuffix("index.html"))
+    return out
+
+
+@pytest.fixture(scope="module")
+def served(bundled_site: Path) -> Iterator[str]:
+    with serve(bundled_site) as base:
+        yield base
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    with chromium(tmp_path_factory.mktemp("chromium-every-page")) as driver:
+        yield driver
+
+
+@pytest.fixture(scope="module")
+def visits(browser: Any, served: str, bundled_site: Path) -> Visits:
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    found = Visits(_pages(bundled_site))
+    requested_urls(browser)
+    for name, width, height in SCREENS:
+        viewport(browser, width, height)
+        for page in found.pages:
+            browser.get(f"{served}/{page}")
+            result = browser.execute_script(CHECK)
+            found.problems += [f"{page} at {name} {width}px: {p}" for p in result["problems"]]
+            if name == "desktop" and page.startswith("cases/") and page != "cases/":
+                found.fix_offsets[page] = (result["fix"], result["height"])
+        found.requests += requested_urls(browser)
+    return found
+
+
+def test_every_page_was_loaded_at_both_widths(visits: Visits) -> None:
+    cases = load_cases(with_env=False).cases
+    assert {f"cases/{c.id}/" for c in cases} <= set(visits.pages)
+    for page in ("", "find/phases/", "find/errors/", "find/errors/ei0002/",
+                 "find/errors/ncclremoteerror/", "find/symptoms/"):
+        assert page in visits.pages, page
+
+
+def test_no_page_shows_raw_markup_broken_links_sideways_prose_or_cut_lines(
+    visits: Visits,
+) -> None:
+    assert visits.problems == []
+
+
+def test_fix_starts_within_a_screen_and_a_half_on_every_case_page(visits: Visits) -> None:
+    late = {page: offset for page, (offset, height) in visits.fix_offsets.items()
+            if offset is None or offset > FIX_LIMIT * height}
+    assert visits.fix_offsets and all(h == 900 for _, h in visits.fix_offsets.values())
+    assert late == {}, f"'Fix' starts below {FIX_LIMIT} screens of 900 px: {late}"
+
+
+def test_no_request_leaves_the_local_server(visits: Visits, served: str) -> None:
+    assert any(u.startswith(served) for u in visits.requests)
+    outside = sorted({u[:120] for u in visits.requests
+                      if not u.startswith((served, "data:", "blob:", "about:", "chrome:"))})
+    assert outside == []
+
+
+def test_the_phase_chart_is_drawn_by_the_local_mermaid(browser: Any, served: str) -> None:
+    viewport(browser, 1400, 900)
+    browser.get(f"{served}/find/phases/")
+    wait_for(browser, "article .mermaid")
+    drawn = browser.execute_script(
+        "var m = document.querySelector('article .mermaid');"
+        "return [typeof window.mermaid, m.textContent.indexOf('flowchart') < 0,"
+        " m.getBoundingClientRect().height];")
+    assert drawn[0] == "object" and drawn[1] and drawn[2] > 300, drawn
+
+
+def test_chinese_search_finds_a_case_by_a_chinese_word(browser: Any, served: str) -> None:
+    viewport(browser, 1400, 900)
+    browser.get(served + "/")
+    links = search(browser, served, "心跳", "/cases/hccl-link-down-heartbeat-lost/")
+    assert any("/cases/hccl-link-down-heartbeat-lost/" in h for h in links[:3]), links[:5]
+
+
+def real_line(case: m.Case, cases: list[m.Case]) -> str | None:
+    """A line of the case's own positive fixtures, whole, that the case's patterns name
+    first: the line a person with this failure would paste."""
+    for line in seen.seen_lines(case, limit=10):
+        ranked = paste.score(line.text, cases)
+        if ranked and ranked[0][1] == case.id:
+            return line.text
+    return None
+
+
+def test_a_real_line_pasted_whole_ranks_its_case_first(browser: Any, served: str) -> None:
+    cases = list(load_cases(with_env=False).cases)
+    viewport(browser, 1400, 900)
+    browser.get(served + "/")
+    missed, without = {}, []
+    for case in cases:
+        line = real_line(case, cases)
+        if line is None:
+            without.append(case.id)
+            continue
+        links = search(browser, served, line, f"/cases/{case.id}/")
+        if not links or f"/cases/{case.id}/" not in links[0]:
+            missed[case.id] = (line[:100], [h.replace(served, "") for h in links[:3]])
+    browser.save_screenshot(str(SCREENSHOTS / "search-pasted-line.png"))
+    assert missed == {}
+    # only a case whose evidence is not a log line (packages, collectives) may have none
+    assert len(without) <= 1, without
