@@ -79,11 +79,20 @@ def write_backend(
 ) -> bool:
     out_dir.mkdir(parents=True, exist_ok=True)
     suffix = SUFFIX[backend] if output_format == "default" else f"{output_format}.txt"
+    if backend == "loki" and output_format == "ruler":
+        suffix = "ruler.yaml"
     errors: list[str] = []
     written = 0
     for c in exported:
         target = out_dir / f"{c.stem}.{suffix}"
-        if output_format == "default":
+        if backend == "loki" and output_format == "ruler":
+            from kb.export.loki_ruler import ruler_groups
+
+            conversion = convert(backend, c.rules)
+            errors += [f"{c.case_id}: {q.rule_name}: {q.error}" for q in conversion.errors]
+            text = ruler_groups(c.case_id, conversion, c.rules)
+            written += 1
+        elif output_format == "default":
             conversion = convert(backend, c.rules)
             mark = COMMENT[backend]
             text = "".join(

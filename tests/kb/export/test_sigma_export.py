@@ -105,11 +105,18 @@ def test_export_to_a_backend_writes_every_case(
 
 
 def test_loki_ruler_format_is_alert_rules(tmp_path: Path) -> None:
+    """One alert per rule; the correlation's expression is a query, not the backend's own
+    ruler entries pasted in (pySigma-backend-loki 0.15.1 does that)."""
     pytest.importorskip("sigma.backends.loki", reason="extra `fleet`")
-    case = "master-port-in-use"
+    from ruamel.yaml import YAML
+
+    case = "rank-oom-cascades-to-watchdog-timeout"
     assert main(["export", "loki", "--format", "ruler", "--case", case, "-o", str(tmp_path)]) == 0
-    text = (tmp_path / f"{case}.ruler.txt").read_text()
-    assert text.startswith("groups:") and "alert:" in text and "expr:" in text
+    groups = YAML(typ="safe").load((tmp_path / f"{case}.ruler.yaml").read_text())["groups"]
+    alerts = {r["alert"]: r for r in groups[0]["rules"]}
+    correlation = alerts["distkb_rank_oom_cascades_to_watchdog_timeout"]
+    assert correlation["expr"].startswith("sum by (job)") and "'alert'" not in correlation["expr"]
+    assert alerts["distkb_rank_oom_cascades_to_watchdog_timeout_cuda_oom"]["expr"].endswith("> 0")
 
 
 def test_export_usage_errors(tmp_path: Path) -> None:
