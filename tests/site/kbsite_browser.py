@@ -113,7 +113,6 @@ def search(driver: Any, base: str, text: str, expect: str) -> list[str]:
     """Type `text` into the search box; wait until a result link contains `expect` (or time
     out) and return the result links in order."""
     from selenium.common.exceptions import TimeoutException
-    from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
 
     if not driver.current_url.startswith(base):
@@ -124,8 +123,10 @@ def search(driver: Any, base: str, text: str, expect: str) -> list[str]:
     box.send_keys(text[-1])
 
     def links(d: Any) -> list[str]:
-        return [a.get_attribute("href") or "" for a in d.find_elements(By.CSS_SELECTOR,
-                                                                          RESULT_LINKS)]
+        """All result links in one script call (the list is re-rendered as results come)."""
+        return list(d.execute_script(
+            "return Array.from(document.querySelectorAll(arguments[0]), a => a.href);",
+            RESULT_LINKS))
 
     with contextlib.suppress(TimeoutException):
         WebDriverWait(driver, 10).until(lambda d: any(expect in h for h in links(d)[:1]))
