@@ -276,11 +276,7 @@ def _source_handler(
             if key in src.raw_keys and src.skip(key, no, raw):
                 return line
             if line is None:
-                if (
-                    pid in suspicious_only
-                    and ctx.suspects.head_full()
-                    and ctx.only_file_rank(raw)
-                ):
+                if pid in suspicious_only and ctx.suspects.head_full() and ctx.only_file_rank(raw):
                     ctx.suspects.raw(no, raw, owner)
                     return line
                 line = ctx.line(no, raw)
