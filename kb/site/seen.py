@@ -100,7 +100,9 @@ def _mark(q: m.Query, text: str) -> tuple[int, int]:
     return stripped, len(text)
 
 
-def seen_lines(case: m.Case, limit: int = MAX_SEEN) -> list[SeenLine]:
+def seen_lines(
+    case: m.Case, limit: int = MAX_SEEN, max_chars: int | None = MAX_CHARS
+) -> list[SeenLine]:
     """Up to `limit` distinct real lines shown by the case's log and stack queries."""
     out: list[SeenLine] = []
     texts: set[str] = set()
@@ -118,7 +120,7 @@ def seen_lines(case: m.Case, limit: int = MAX_SEEN) -> list[SeenLine]:
         text = text[len(text) - len(text.lstrip()) :]  # indentation says nothing here
         if not text or text in texts:
             continue
-        if out and sum(len(s.text) for s in out) + len(text) > MAX_CHARS:
+        if max_chars and out and sum(len(s.text) for s in out) + len(text) > max_chars:
             continue
         texts.add(text)
         start, end = _mark(q, text)

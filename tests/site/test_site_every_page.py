@@ -179,7 +179,7 @@ def test_chinese_search_finds_a_case_by_a_chinese_word(browser: Any, served: str
 def real_line(case: m.Case, cases: list[m.Case]) -> str | None:
     """A line of the case's own positive fixtures, whole, that the case's patterns name
     first: the line a person with this failure would paste."""
-    for line in seen.seen_lines(case, limit=10):
+    for line in seen.seen_lines(case, limit=10, max_chars=None):
         ranked = paste.score(line.text, cases)
         if ranked and ranked[0][1] == case.id:
             return line.text
