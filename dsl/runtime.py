@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-RegexChecker = Callable[[str, bool], "str | None"]
+# (pattern, ignore_case, scanned): `scanned` is False for a pattern only RE2 runs (one that
+# never goes into the multi-pattern scan of log files), so checking it costs no scan compile.
+RegexChecker = Callable[[str, bool, bool], "str | None"]
 
 _regex_checker: RegexChecker | None = None
 _source_names: Callable[[], Iterable[str]] | None = None
@@ -22,9 +24,9 @@ def install(*, regex_checker: RegexChecker, source_names: Callable[[], Iterable[
     _regex_checker, _source_names = regex_checker, source_names
 
 
-def regex_problem(pattern: str, ignore_case: bool) -> str | None:
+def regex_problem(pattern: str, ignore_case: bool, scanned: bool = True) -> str | None:
     """The runtime's reason why `pattern` cannot be a query, or None (also when none is installed)."""
-    return _regex_checker(pattern, ignore_case) if _regex_checker is not None else None
+    return _regex_checker(pattern, ignore_case, scanned) if _regex_checker is not None else None
 
 
 def source_names() -> frozenset[str] | None:

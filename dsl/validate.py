@@ -20,25 +20,30 @@ from dsl.span import Span
 KEBAB = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")  # fullmatch: `$` would let a trailing newline in
 
 
-def _regexes(case: m.Case) -> Iterator[tuple[str, m.Regex]]:
+def _regexes(case: m.Case) -> Iterator[tuple[str, m.Regex, bool]]:
+    """(query name, regex, scanned): scanned when the regex goes into the multi-pattern scan of
+    log files, i.e. a log query's pattern that can count outside the user's notes."""
     for q in case.queries:
         for field_name in ("pattern", "model", "regex", "frame", "op", "call"):
             value = getattr(q, field_name, None)
             if isinstance(value, m.Regex):
-                yield q.name, value
+                sources = set(getattr(q, "sources", None) or ())
+                in_notes_only = bool(sources) and sources <= {"notes"}
+                scanned = q.kind == "log" and field_name == "pattern" and not in_notes_only
+                yield q.name, value, scanned
 
 
-def regex_problem(regex: m.Regex) -> str | None:
+def regex_problem(regex: m.Regex, scanned: bool = True) -> str | None:
     """Why a case regex cannot run on the scanning engine in linear time, if it cannot."""
     unknown = set(regex.flags) - set("imsx")
     if unknown:
         return f"unknown regex flag(s) {''.join(sorted(unknown))}; allowed: i, m, s, x"
-    return runtime.regex_problem(regex.pattern, regex.ignore_case)
+    return runtime.regex_problem(regex.pattern, regex.ignore_case, scanned)
 
 
 def check_regexes(case: m.Case) -> Iterator[Diagnostic]:
-    for name, regex in _regexes(case):
-        problem = regex_problem(regex)
+    for name, regex, scanned in _regexes(case):
+        problem = regex_problem(regex, scanned)
         if problem:
             linear = "backtracking" in problem
             yield Diagnostic.at(regex.span, f"regex in `{name}`: {problem}", code="bad-regex",

@@ -5,10 +5,10 @@ from dsl import runtime as _language_runtime
 __version__ = "0.1.0"
 
 
-def _validate_regex(pattern: str, ignore_case: bool) -> str | None:
+def _validate_regex(pattern: str, ignore_case: bool, scanned: bool = True) -> str | None:
     from kb.scan.engine import validate_regex
 
-    return validate_regex(pattern, ignore_case)
+    return validate_regex(pattern, ignore_case, scanned)
 
 
 def _source_names() -> list[str]:

@@ -21,7 +21,7 @@ from kb.evidence.facts import EvidenceFile, Facts, SkippedFile
 from kb.evidence.failures import READ_ERRORS, skip_reason
 from kb.evidence.inputs import InputFile
 from kb.evidence.limits import Limits
-from kb.evidence.patterns import Compiled, LogPattern, compile_patterns
+from kb.evidence.patterns import NOTES, Compiled, LogPattern, compile_patterns
 from kb.evidence.patterns import check_patterns as check_patterns
 from kb.evidence.progress import TAIL_FROM, tail_progress
 from kb.evidence.ranks import PathHints, head_rank, path_hints
@@ -169,8 +169,9 @@ def _read_whole(data: bytes, kind: str, f: InputFile, ctx: FileContext, result: 
     text = data.decode("utf-8", "replace")
     _guarded(ctx, result, kind, lambda: cls(ctx).parse(text))
     compiled = compile_patterns(_wanted(patterns, kind, f), progress=not from_tail)
-    if compiled.case_set is not None:
-        scan_lines(io.BytesIO(data), ctx, result, compiled, compiled.case_set, {})
+    scanned = compiled.notes_set() if kind == NOTES else compiled.case_set
+    if scanned is not None:
+        scan_lines(io.BytesIO(data), ctx, result, compiled, scanned, {})
     return len(data), text.count("\n") + (0 if not text or text.endswith("\n") else 1)
 
 

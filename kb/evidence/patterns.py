@@ -2,6 +2,11 @@
 
 Compiled once per process and set of case patterns (a database compile costs milliseconds
 per pattern); `owners` says, for each pattern id the scanner reports, whose it is.
+
+Patterns that only count in the user's own words (`sources [notes]`) stay out of the
+hyperscan databases: they are most of the compile time (long alternations of phrasings,
+three quarters of it for the bundled cases) and notes are small, so they are matched with an
+RE2 set, compiled in milliseconds and only when a notes file is read.
 """
 
 from __future__ import annotations
@@ -34,16 +39,32 @@ class LogPattern(NamedTuple):
     enough: int | None = None  # a count this high (per file and rank) may stop: see dispatch.py
 
 
+NOTES = "notes"
+
+
+def notes_only(pattern: LogPattern) -> bool:
+    """True when the query counts only in the user's own words."""
+    return bool(pattern.sources) and set(pattern.sources) <= {NOTES}
+
+
 @dataclass
 class Compiled:
-    log_set: PatternSet  # every line source's patterns + the case patterns
-    case_set: PatternSet | None  # case patterns only (for whole-file kinds)
+    log_set: PatternSet  # every line source's patterns + the case patterns that logs can hold
+    case_set: PatternSet | None  # those case patterns only (for whole-file kinds)
     owners: dict[int, tuple[str, str]]  # pattern id -> (source name or CASE, key)
     enough: dict[str, int]  # case key -> count after which a single-rank file may stop counting
+    case_entries: tuple[tuple[int, str, bool], ...] = ()  # every case pattern, notes-only too
+    _notes_set: PatternSet | None = None
 
     @property
     def progress_id(self) -> int | None:
         return next((pid for pid, owner in self.owners.items() if owner == PROGRESS), None)
+
+    def notes_set(self) -> PatternSet | None:
+        """Every case pattern, for a notes file, as an RE2 set (built on first use)."""
+        if self._notes_set is None and self.case_entries:
+            self._notes_set = PatternSet(self.case_entries, engine="re2")
+        return self._notes_set
 
 
 @lru_cache(maxsize=64)
@@ -62,15 +83,19 @@ def compile_patterns(patterns: tuple[LogPattern, ...], progress: bool = True) ->
             owners[len(entries)] = (cls.name, key)
             entries.append((len(entries), rx, ic))
     case_entries: list[tuple[int, str, bool]] = []
+    in_logs: list[tuple[int, str, bool]] = []
     for pat in patterns:
         pid = len(entries) + len(case_entries)
         owners[pid] = (CASE, pat.key)
         case_entries.append((pid, pat.regex, pat.ignore_case))
+        if not notes_only(pat):
+            in_logs.append(case_entries[-1])
     return Compiled(
-        log_set=PatternSet(entries + case_entries),
-        case_set=PatternSet(case_entries) if case_entries else None,
+        log_set=PatternSet(entries + in_logs),
+        case_set=PatternSet(in_logs) if in_logs else None,
         owners=owners,
         enough={p.key: p.enough for p in patterns if p.enough is not None},
+        case_entries=tuple(case_entries),
     )
 
 
@@ -86,6 +111,6 @@ def check_patterns(patterns: Sequence[LogPattern]) -> None:
         pass
     for pat in patterns:
         try:
-            PatternSet([(0, pat.regex, pat.ignore_case)])
+            PatternSet([(0, pat.regex, pat.ignore_case)], engine="re2" if notes_only(pat) else None)
         except Exception as exc:
             raise ValueError(f"log pattern {pat.key!r} does not compile: {exc}") from None

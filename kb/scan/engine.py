@@ -57,9 +57,13 @@ class ScanStats:
 
 
 @functools.lru_cache(maxsize=4096)
-def validate_regex(regex: str, ignore_case: bool = False) -> str | None:
+def validate_regex(regex: str, ignore_case: bool = False, scanned: bool = True) -> str | None:
     """Why `regex` cannot be a log query, or None when every engine accepts it (cached: a
-    hyperscan compile costs ~8 ms, and `kb check` and the fuzzer see the same pattern often)."""
+    hyperscan compile costs ~8 ms, and `kb check` and the fuzzer see the same pattern often).
+
+    `scanned=False`: the pattern is only ever run by RE2 (a query of the user's notes, a
+    device model, a stack frame), so hyperscan's compile is not asked: it is most of a cold
+    start's cost and says nothing about such a pattern."""
     if not regex:
         return "empty pattern"
     construct = syntax.backtracking_construct(regex)
@@ -78,7 +82,7 @@ def validate_regex(regex: str, ignore_case: bool = False) -> str | None:
         return f"{repetition}: it would compile slowly; use `+` or `*`, or a shorter count"
     expr = syntax.crlf_dollar(regex).encode()
     error = _re2.compile_error(expr, _re2.FLAG_MULTILINE | (_re2.FLAG_CASELESS * ignore_case))
-    if error is None and _hyperscan is not None:
+    if error is None and scanned and _hyperscan is not None:
         flags = _hyperscan.FLAG_MULTILINE | (_hyperscan.FLAG_CASELESS * ignore_case)
         error = _hyperscan.compile_error(expr, flags)
     if error is not None:
