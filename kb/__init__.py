@@ -6,7 +6,7 @@ __version__ = "0.1.0"
 
 
 def _validate_regex(pattern: str, ignore_case: bool, scanned: bool = True) -> str | None:
-    from kb.scan.engine import validate_regex
+    from kb.scan.regexes import validate_regex
 
     return validate_regex(pattern, ignore_case, scanned)
 

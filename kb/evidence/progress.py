@@ -15,7 +15,7 @@ from kb.evidence.context import FileContext, Line
 from kb.evidence.patterns import PROGRESS
 from kb.evidence.sources.base import LineSource
 from kb.evidence.sources.text_log import TextLogSource
-from kb.scan.engine import line_regex
+from kb.scan.regexes import line_regex
 
 PROGRESS_TAIL = 512  # last progress lines kept per file: enough for every rank of a console
 TAIL_BYTES = 1 << 20  # how much of a large file's end is searched for progress lines

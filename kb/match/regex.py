@@ -9,7 +9,7 @@ from typing import Any, Protocol
 
 import re2
 
-from kb.scan.engine import text_regex
+from kb.scan.regexes import text_regex
 
 
 class TextPattern(Protocol):
@@ -19,7 +19,7 @@ class TextPattern(Protocol):
 
 
 def compiled(pattern: str, ignore_case: bool = False) -> TextPattern | None:
-    """The RE2 program for `pattern` over text (one cache: `kb.scan.engine`), or None when
+    """The RE2 program for `pattern` over text (one cache: `kb.scan.regexes`), or None when
     RE2 refuses it."""
     try:
         return text_regex(pattern, ignore_case)

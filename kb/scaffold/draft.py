@@ -72,7 +72,7 @@ def blank_case(case_id: str) -> str:
 
 
 def _usable(t: Template) -> bool:
-    from kb.scan.engine import extract, validate_regex
+    from kb.scan.regexes import extract, validate_regex
 
     return validate_regex(t.pattern) is None and extract(t.pattern, t.example) is not None
 

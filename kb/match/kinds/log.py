@@ -11,7 +11,7 @@ from kb.evidence.selection import WORDS_ONLY, glob_ok
 from kb.match.context import MAX_LINES, NO_RANK, Context
 from kb.match.regex import search
 from kb.match.results import QueryResult, Truth
-from kb.scan.engine import extract
+from kb.scan.regexes import extract
 
 # A user's own words and their scripts are not tool output: "no linkdown in syslog" must not
 # count as a link-down line, nor `print("Preparing models")` as a run that got there. Such

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 import re2
 
-from kb.scan.engine import ENGINES, PatternSet, extract, scan_stream, validate_regex
+from kb.scan.engine import ENGINES, PatternSet, scan_stream
+from kb.scan.regexes import extract, validate_regex
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "benchmarks"))
 import generate_evidence as gen
