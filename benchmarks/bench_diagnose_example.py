@@ -38,8 +38,12 @@ def _run_once(extra: list[str], cache: Path) -> tuple[float, float, int, float]:
     env = dict(os.environ, KB_CACHE_DIR=str(cache))
     env.pop("KB_CASES", None)
     start = time.perf_counter()
-    proc = subprocess.Popen([*_kb(), "diagnose", *extra, "--evidence", str(EXAMPLE)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    proc = subprocess.Popen(
+        [*_kb(), "diagnose", *extra, "--evidence", str(EXAMPLE)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env=env,
+    )
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - start
     cpu = usage.ru_utime + usage.ru_stime
@@ -83,19 +87,30 @@ def main(argv: list[str] | None = None) -> int:
         if args.baseline:
             base = work / "baseline"
             base.mkdir()
-            archive = subprocess.run(["git", "-C", str(ROOT), "archive", args.baseline, "cases"],
-                                     capture_output=True, check=True).stdout
+            archive = subprocess.run(
+                ["git", "-C", str(ROOT), "archive", args.baseline, "cases"],
+                capture_output=True,
+                check=True,
+            ).stdout
             subprocess.run(["tar", "-x", "-C", str(base)], input=archive, check=True)
-            sets.insert(0, (f"{args.baseline} ({case_count(base / 'cases')} cases)",
-                            ["--no-bundled", "--cases", str(base / "cases")]))
-        print(f"# kb diagnose --evidence {EXAMPLE.relative_to(ROOT)}, {args.runs} runs each; "
-              f"load average {os.getloadavg()[0]:.1f}")
-        print(f"{'case set':<34} {'run':<5} {'median s':>9} {'best s':>8} {'CPU s':>7} "
-              f"{'peak MiB':>9}")
+            sets.insert(
+                0,
+                (
+                    f"{args.baseline} ({case_count(base / 'cases')} cases)",
+                    ["--no-bundled", "--cases", str(base / "cases")],
+                ),
+            )
+        print(
+            f"# kb diagnose --evidence {EXAMPLE.relative_to(ROOT)}, {args.runs} runs each; "
+            f"load average {os.getloadavg()[0]:.1f}"
+        )
+        print(
+            f"{'case set':<34} {'run':<5} {'median s':>9} {'best s':>8} {'CPU s':>7} "
+            f"{'peak MiB':>9}"
+        )
         for label, extra in sets:
             for name, (median, best, peak, cpu) in measure(extra, args.runs, work).items():
-                print(f"{label:<34} {name:<5} {median:>9.2f} {best:>8.2f} {cpu:>7.2f} "
-                      f"{peak:>9.0f}")
+                print(f"{label:<34} {name:<5} {median:>9.2f} {best:>8.2f} {cpu:>7.2f} {peak:>9.0f}")
     return 0
 
 

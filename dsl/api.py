@@ -56,8 +56,7 @@ def find_case_files(paths: Iterable[Path | str]) -> tuple[list[Path], list[Diagn
             else:
                 found.extend(sorted(p for p in path.glob(f"*/{CASE_FILE}") if p.is_file()))
         else:
-            problems.append(Diagnostic(path=str(path), message="no such file or folder",
-                                       code="io"))
+            problems.append(Diagnostic(path=str(path), message="no such file or folder", code="io"))
     unique: dict[Path, None] = {}
     for p in found:
         unique.setdefault(p.resolve(), None)
@@ -79,18 +78,40 @@ def parse_case_file(path: Path) -> tuple[m.Case | None, list[Diagnostic], str | 
         with path.open("rb") as handle:
             data = handle.read(MAX_CASE_BYTES + 1)
         if len(data) > MAX_CASE_BYTES:
-            return None, [Diagnostic(path=shown, message=f"larger than {MAX_CASE_BYTES:,} "
-                                     "bytes: not read", code="io")], None
+            return (
+                None,
+                [
+                    Diagnostic(
+                        path=shown,
+                        message=f"larger than {MAX_CASE_BYTES:,} bytes: not read",
+                        code="io",
+                    )
+                ],
+                None,
+            )
         text = data.decode("utf-8")
     except UnicodeDecodeError as err:
         line = err.object[: err.start].count(b"\n") + 1
         column = err.start - (err.object.rfind(b"\n", 0, err.start) + 1) + 1
-        return None, [Diagnostic(path=shown, line=line, column=column, code="io",
-                                 message=f"not UTF-8 text: {err.reason} at byte {err.start}")
-                      ], None
+        return (
+            None,
+            [
+                Diagnostic(
+                    path=shown,
+                    line=line,
+                    column=column,
+                    code="io",
+                    message=f"not UTF-8 text: {err.reason} at byte {err.start}",
+                )
+            ],
+            None,
+        )
     except OSError as err:
-        return None, [Diagnostic(path=shown, message=f"cannot read: {err.strerror}",
-                                 code="io")], None
+        return (
+            None,
+            [Diagnostic(path=shown, message=f"cannot read: {err.strerror}", code="io")],
+            None,
+        )
     try:
         syntax = parse_text(text, shown)
         folder = str(path.resolve().parent) if path.name == CASE_FILE else ""
@@ -98,10 +119,20 @@ def parse_case_file(path: Path) -> tuple[m.Case | None, list[Diagnostic], str | 
     except CaseSyntaxError as err:
         return None, [err.diagnostic], text
     except Exception as exc:
-        return None, [Diagnostic(path=shown, line=1, column=1, code="internal",
-                                 message=f"internal error reading this case: "
-                                 f"{type(exc).__name__}: {str(exc)[:200]} (please report it)")
-                      ], text
+        return (
+            None,
+            [
+                Diagnostic(
+                    path=shown,
+                    line=1,
+                    column=1,
+                    code="internal",
+                    message=f"internal error reading this case: "
+                    f"{type(exc).__name__}: {str(exc)[:200]} (please report it)",
+                )
+            ],
+            text,
+        )
     return case, problems, text
 
 

@@ -51,7 +51,7 @@ class Braces:
         return not self.line_of(tok)[: (tok.column or 1) - 1].strip()
 
     def last_on_line(self, tok: Token) -> bool:
-        rest = self.line_of(tok)[tok.column or 1:]
+        rest = self.line_of(tok)[tok.column or 1 :]
         return not rest.split("#", 1)[0].strip()
 
     def misaligned(self, pair: Pair) -> bool:
@@ -65,20 +65,29 @@ class Braces:
         """The `{` most likely missing its `}` when the file ended with blocks open."""
         if not self.unclosed:
             return None
-        shifted = [p for p in self.pairs if p.closer is not None and self.misaligned(p)
-                   and _indent(self.line_of(p.closer)) < _indent(self.line_of(p.opener))]
+        shifted = [
+            p
+            for p in self.pairs
+            if p.closer is not None
+            and self.misaligned(p)
+            and _indent(self.line_of(p.closer)) < _indent(self.line_of(p.opener))
+        ]
         if shifted:
             return min(shifted, key=lambda p: p.closer.start_pos or 0 if p.closer else 0).opener
         return self.unclosed[-1].opener
 
     def extra_closer(self, before: int) -> Token | None:
         """The `}` most likely one too many, among those before offset `before`."""
-        closers = [p for p in self.pairs
-                   if p.closer is not None and (p.closer.start_pos or 0) < before]
+        closers = [
+            p for p in self.pairs if p.closer is not None and (p.closer.start_pos or 0) < before
+        ]
         for p in sorted(closers, key=lambda p: p.closer.start_pos or 0 if p.closer else 0):
             assert p.closer is not None
-            if (not self.first_on_line(p.closer) and self.last_on_line(p.closer)
-                    and p.closer.line != p.opener.line):
+            if (
+                not self.first_on_line(p.closer)
+                and self.last_on_line(p.closer)
+                and p.closer.line != p.opener.line
+            ):
                 return p.closer
         for p in sorted(closers, key=lambda p: p.closer.start_pos or 0 if p.closer else 0):
             if self.misaligned(p):

@@ -87,13 +87,19 @@ def compile_case(case: m.Case, source_path: str, source_hash: str) -> CompiledCa
         if isinstance(q, m.LogQuery):
             flags = _flags(q.pattern)
             regex = f"(?{flags}){q.pattern.pattern}" if flags else q.pattern.pattern
-            patterns.append(ScanPattern(key=f"{case.id}/{q.name}", regex=regex,
-                                        ignore_case=q.pattern.ignore_case,
-                                        sources=list(q.sources), files=list(q.files),
-                                        enough=max(COUNT_ENOUGH, q.min_count,
-                                                   (q.max_count or 0) + 1)))
-    return CompiledCase(source_path=source_path, source_hash=source_hash, case=case,
-                        patterns=patterns)
+            patterns.append(
+                ScanPattern(
+                    key=f"{case.id}/{q.name}",
+                    regex=regex,
+                    ignore_case=q.pattern.ignore_case,
+                    sources=list(q.sources),
+                    files=list(q.files),
+                    enough=max(COUNT_ENOUGH, q.min_count, (q.max_count or 0) + 1),
+                )
+            )
+    return CompiledCase(
+        source_path=source_path, source_hash=source_hash, case=case, patterns=patterns
+    )
 
 
 def cache_dir() -> Path:
@@ -150,8 +156,9 @@ def load_knowledge_base(
         try:
             data = path.read_bytes()
         except OSError as err:
-            kb.diagnostics.append(Diagnostic(path=str(path), message=f"cannot read: {err}",
-                                             code="io"))
+            kb.diagnostics.append(
+                Diagnostic(path=str(path), message=f"cannot read: {err}", code="io")
+            )
             continue
         digest = _digest(path, data)
         cached = _read_cached(digest) if use_cache else None
@@ -186,5 +193,6 @@ def _cross_case_checks(cases: list[m.Case]) -> list[Diagnostic]:
 
 def dump_knowledge_base(kb: KnowledgeBase) -> str:
     """A stable JSON rendering, e.g. for `kb compile --output`."""
-    return json.dumps(json.loads(kb.model_dump_json(exclude={"sources"})), indent=2,
-                      ensure_ascii=False)
+    return json.dumps(
+        json.loads(kb.model_dump_json(exclude={"sources"})), indent=2, ensure_ascii=False
+    )

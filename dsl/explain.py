@@ -54,7 +54,9 @@ def explain_case(case: m.Case, patterns: list[ScanPattern]) -> str:
     for clause in case.condition.clauses:
         weight = f"  [weight {clause.weight:g}]" if clause.weight != 1 else ""
         lines.append(f"    {clause.role.value:<8} {describe_expr(clause.expr)}{weight}")
-    lines.append("    confirmed when every `require` is true, likely when every `likely` is, possible")
+    lines.append(
+        "    confirmed when every `require` is true, likely when every `likely` is, possible"
+    )
     lines.append("    when every `possible` is; a true `rule_out` vetoes every level;")
     lines.append("    score = weight of true require/support clauses / weight of all of them")
     return "\n".join(lines)

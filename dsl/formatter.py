@@ -59,8 +59,9 @@ def _is_container(node: object) -> bool:
     return isinstance(node, s.CaseNode | s.BlockNode | s.EvidenceNode | s.MatchNode)
 
 
-def _walk(node: s.CaseNode | Statement, depth: int = 0) -> Iterator[tuple[Statement | s.CaseNode,
-                                                                          int]]:
+def _walk(
+    node: s.CaseNode | Statement, depth: int = 0
+) -> Iterator[tuple[Statement | s.CaseNode, int]]:
     yield node, depth
     if _is_container(node):
         for child in _children(node):  # type: ignore[arg-type]
@@ -101,8 +102,11 @@ class CommentMap:
         return self.notes.setdefault(id(node), Notes())
 
     def _after_code(self, line: int, column: int) -> bool:
-        return any((sp.line == line and 0 < sp.column < column)
-                   or (sp.end_line == line and 0 < sp.end_column <= column) for sp in self._code)
+        return any(
+            (sp.line == line and 0 < sp.column < column)
+            or (sp.end_line == line and 0 < sp.end_column <= column)
+            for sp in self._code
+        )
 
     def _place(self, case: s.CaseNode, comment: s.Comment) -> None:
         line, col = comment.span.line, comment.span.column
@@ -121,8 +125,11 @@ class CommentMap:
 
     def _place_trailing(self, pos: tuple[int, int], text: str) -> None:
         line = pos[0]
-        ending = [n for n, _ in self._nodes
-                  if n.span.end_line == line and (n.span.end_line, n.span.end_column) <= pos]
+        ending = [
+            n
+            for n, _ in self._nodes
+            if n.span.end_line == line and (n.span.end_line, n.span.end_column) <= pos
+        ]
         if ending:
             last = max(ending, key=lambda n: n.span.end_column)
             self.of(last).trailing.append(text)
@@ -178,9 +185,13 @@ class Printer:
         self.out: list[str] = []
 
     def fail(self, span: Span, message: str) -> FormatError:
-        return FormatError(Diagnostic.at(span.model_copy(update={"path": self.file.span.path
-                                                                  or span.path}),
-                                         message, code="format"))
+        return FormatError(
+            Diagnostic.at(
+                span.model_copy(update={"path": self.file.span.path or span.path}),
+                message,
+                code="format",
+            )
+        )
 
     def value(self, v: s.Value, indent: int, used: int) -> str:
         """`v` as text; `used` is how many columns the line already holds before it."""
@@ -201,8 +212,9 @@ class Printer:
     def code(self, v: s.CodeBlockValue, indent: int) -> str:
         pad = INDENT * indent
         if "```" in v.code:
-            raise self.fail(v.span, "this code block contains ``` and cannot be written as "
-                            "a ```code block```")
+            raise self.fail(
+                v.span, "this code block contains ``` and cannot be written as a ```code block```"
+            )
         body = "".join(f"{pad}{line}\n" if line else "\n" for line in v.code.split("\n"))
         if not v.code:
             body = ""
@@ -276,9 +288,13 @@ class Printer:
         self.out.append(INDENT * indent + opener)
         previous: Statement | None = None
         for child in children:
-            if top and previous is not None and (
-                not isinstance(child, s.AttributeNode)
-                or not isinstance(previous, s.AttributeNode)
+            if (
+                top
+                and previous is not None
+                and (
+                    not isinstance(child, s.AttributeNode)
+                    or not isinstance(previous, s.AttributeNode)
+                )
             ):
                 self.out.append("")
             self.statement(child, indent + 1)

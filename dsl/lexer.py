@@ -23,8 +23,20 @@ from pygments.token import (
 )
 
 WORD = r"[A-Za-z_][A-Za-z0-9_.\-]*"
-KEYWORDS = ("match", "require", "support", "rule_out", "likely", "possible", "weight", "and", "or", "not",
-            "at_least", "of")
+KEYWORDS = (
+    "match",
+    "require",
+    "support",
+    "rule_out",
+    "likely",
+    "possible",
+    "weight",
+    "and",
+    "or",
+    "not",
+    "at_least",
+    "of",
+)
 
 
 class CaseLexer(RegexLexer):
@@ -44,8 +56,10 @@ class CaseLexer(RegexLexer):
             (r"[ \t\r\f]+", Whitespace),
             (r"#[^\n]*", Comment.Single),
             (r'"""(.|\n)*?"""', String.Doc),
-            (r"(```)([A-Za-z0-9_+\-]*)([ \t]*\n(?:.|\n)*?)(```)",
-             bygroups(String.Backtick, Name.Label, String.Backtick, String.Backtick)),
+            (
+                r"(```)([A-Za-z0-9_+\-]*)([ \t]*\n(?:.|\n)*?)(```)",
+                bygroups(String.Backtick, Name.Label, String.Backtick, String.Backtick),
+            ),
             (r'"(?!"")(\\.|[^"\\\n])*"', String.Double),
             (r"/(\\.|[^\\/\n])+/[a-z]*", String.Regex),
             (r"\d{4}-\d{2}-\d{2}(?![\w.\-])", Literal.Date),
@@ -56,11 +70,24 @@ class CaseLexer(RegexLexer):
             (r".", Error),
         ],
         "head": [
-            (rf"(case)(\s+)({WORD})", bygroups(Keyword.Declaration, Whitespace, Name.Namespace),
-             "#pop"),
-            (rf"(evidence)(\s+)({WORD})(\s*)(:)(\s*)({WORD})",
-             bygroups(Keyword.Declaration, Whitespace, Name.Variable, Whitespace, Punctuation,
-                      Whitespace, Name.Class), "#pop"),
+            (
+                rf"(case)(\s+)({WORD})",
+                bygroups(Keyword.Declaration, Whitespace, Name.Namespace),
+                "#pop",
+            ),
+            (
+                rf"(evidence)(\s+)({WORD})(\s*)(:)(\s*)({WORD})",
+                bygroups(
+                    Keyword.Declaration,
+                    Whitespace,
+                    Name.Variable,
+                    Whitespace,
+                    Punctuation,
+                    Whitespace,
+                    Name.Class,
+                ),
+                "#pop",
+            ),
             (words(KEYWORDS, suffix=r"(?![\w.\-])"), Keyword, "#pop"),
             (rf"{WORD}(?=[^\n{{}}#]*\{{)", Name.Tag, "#pop"),
             (WORD, Name.Attribute, "#pop"),

@@ -146,7 +146,10 @@ class Lowerer:
 
     # ------------------------------------------------------------------ statements
     def fields(
-        self, items: Sequence[s.Item], spec: sc.BlockSpec, fields: tuple[sc.Field, ...],
+        self,
+        items: Sequence[s.Item],
+        spec: sc.BlockSpec,
+        fields: tuple[sc.Field, ...],
         where: str,
     ) -> tuple[dict[str, Any], list[s.BlockNode]]:
         """Attribute values by name (repeatable ones as lists) and the nested blocks."""
@@ -161,8 +164,11 @@ class Lowerer:
             if isinstance(item, s.AttributeNode):
                 f = known.get(item.name)
                 if f is None and item.name in spec.blocks:
-                    self.error(item.span, f"`{item.name}` is a block here: "
-                               f"`{item.name} {{ ... }}`", "unknown-field")
+                    self.error(
+                        item.span,
+                        f"`{item.name}` is a block here: `{item.name} {{ ... }}`",
+                        "unknown-field",
+                    )
                     continue
                 if f is None:
                     options = list(known) + list(spec.blocks)
@@ -202,11 +208,15 @@ class Lowerer:
                     continue
                 blocks.append(item)
             elif isinstance(item, s.EvidenceNode):
-                self.error(item.span, f"`evidence` belongs directly in the case, not in {where}",
-                           "misplaced")
+                self.error(
+                    item.span,
+                    f"`evidence` belongs directly in the case, not in {where}",
+                    "misplaced",
+                )
             elif isinstance(item, s.MatchNode):
-                self.error(item.span, f"`match` belongs directly in the case, not in {where}",
-                           "misplaced")
+                self.error(
+                    item.span, f"`match` belongs directly in the case, not in {where}", "misplaced"
+                )
         return values, blocks
 
     def text(self, values: dict[str, Any], name: str, span: Span) -> m.Text | None:
@@ -218,19 +228,28 @@ class Lowerer:
 
     def label_text(self, block: s.BlockNode, spec: sc.BlockSpec) -> str:
         if block.label is None:
-            self.error(block.span, f"`{block.name}` needs a {spec.label_doc}: "
-                       f'`{block.name} "..." {{ ... }}`', "missing-label")
+            self.error(
+                block.span,
+                f'`{block.name}` needs a {spec.label_doc}: `{block.name} "..." {{ ... }}`',
+                "missing-label",
+            )
             return ""
         if isinstance(block.label, s.StringValue | s.TextBlockValue):
             return block.label.value
-        self.error(block.label.span, f"the label of `{block.name}` is {spec.label_doc}, "
-                   f"written as a string", "bad-value")
+        self.error(
+            block.label.span,
+            f"the label of `{block.name}` is {spec.label_doc}, written as a string",
+            "bad-value",
+        )
         return ""
 
     def no_label(self, block: s.BlockNode) -> None:
         if block.label is not None:
-            self.error(block.label.span, f"`{block.name}` takes no label: `{block.name} {{ ... }}`",
-                       "bad-value")
+            self.error(
+                block.label.span,
+                f"`{block.name}` takes no label: `{block.name} {{ ... }}`",
+                "bad-value",
+            )
 
     # ------------------------------------------------------------------ pieces
     def collect(self, block: s.BlockNode) -> tuple[list[m.CodeBlock], m.Text | None]:
@@ -252,9 +271,7 @@ class Lowerer:
             return None
         spec = sc.BLOCKS["evidence"]
         where = f"`{node.kind}` evidence `{node.name}`"
-        values, blocks = self.fields(
-            node.items, spec, sc.COMMON_QUERY_FIELDS + kind.fields, where
-        )
+        values, blocks = self.fields(node.items, spec, sc.COMMON_QUERY_FIELDS + kind.fields, where)
         missing = [n for n in kind.required if n not in values]
         for name in missing:
             self.error(node.span, f"{where} needs `{name}`", "missing-field")
@@ -283,8 +300,9 @@ class Lowerer:
         count = node.count.value
         operands = [self.expr(o) for o in node.operands]
         if number_problem(count, whole=True) or count < 1:
-            self.error(node.count.span, "`at_least N of (...)` needs a whole number N ≥ 1",
-                       "bad-value")
+            self.error(
+                node.count.span, "`at_least N of (...)` needs a whole number N ≥ 1", "bad-value"
+            )
             count = 1  # `check_satisfiable` reports an N above the operands' number
         return m.AtLeast(count=int(count), operands=operands, span=node.span)
 
@@ -293,11 +311,15 @@ class Lowerer:
         for c in node.clauses:
             weight = 1.0 if c.weight is None else c.weight.value
             if not 0 < weight <= MAX_WEIGHT:  # NaN and infinity fail this too
-                self.error(c.weight.span if c.weight else c.span,
-                           f"a weight must be above 0 and at most {MAX_WEIGHT:g}", "bad-value")
+                self.error(
+                    c.weight.span if c.weight else c.span,
+                    f"a weight must be above 0 and at most {MAX_WEIGHT:g}",
+                    "bad-value",
+                )
                 weight = 1.0
-            clauses.append(m.Clause(role=m.Role(c.role), expr=self.expr(c.expr),
-                                    weight=weight, span=c.span))
+            clauses.append(
+                m.Clause(role=m.Role(c.role), expr=self.expr(c.expr), weight=weight, span=c.span)
+            )
         return m.Condition(clauses=clauses, span=node.span)
 
     def step(self, block: s.BlockNode) -> m.Step:
@@ -312,8 +334,9 @@ class Lowerer:
             if ovalues.get("run") is not None:
                 alternatives.append((label, ovalues["run"]))
             else:
-                self.error(option.span, f'option "{label}" needs a `run` code block',
-                           "missing-field")
+                self.error(
+                    option.span, f'option "{label}" needs a `run` code block', "missing-field"
+                )
         return m.Step(
             title=m.Text(en=title, zh=values.get("title.zh"), span=block.span),
             why=self.text(values, "why", block.span),
@@ -331,29 +354,41 @@ class Lowerer:
         steps = [self.step(b) for b in blocks]
         if not steps:
             self.error(block.span, f'remedy "{title}" has no `step`', "missing-field")
-        return m.Remedy(title=m.Text(en=title, zh=values.get("title.zh"), span=block.span),
-                        steps=steps, span=block.span)
+        return m.Remedy(
+            title=m.Text(en=title, zh=values.get("title.zh"), span=block.span),
+            steps=steps,
+            span=block.span,
+        )
 
     def symptom(self, block: s.BlockNode) -> m.Symptom:
         spec = sc.BLOCKS["symptom"]
         text = self.label_text(block, spec)
         values, _ = self.fields(block.items, spec, spec.fields, "symptom")
-        return m.Symptom(text=m.Text(en=text, zh=values.get("zh"), span=block.span),
-                         evidence=values.get("shows") or [], span=block.span)
+        return m.Symptom(
+            text=m.Text(en=text, zh=values.get("zh"), span=block.span),
+            evidence=values.get("shows") or [],
+            span=block.span,
+        )
 
     def fixture(self, block: s.BlockNode) -> m.FixtureExpectation | None:
         spec = sc.BLOCKS["fixture"]
         path = self.label_text(block, spec)
         values, blocks = self.fields(block.items, spec, spec.fields, f'fixture "{path[:80]}"')
         if not m.safe_fixture_path(path):
-            self.error(block.span, f'fixture "{path[:80]}" must name one folder under fixtures/: '
-                       '`positive/<name>` or `negative/<name>`, where <name> is letters, digits, '
-                       '`.`, `_` and `-` (no `..`, no `/`, at most 200 characters)',
-                       "bad-fixture-path")
+            self.error(
+                block.span,
+                f'fixture "{path[:80]}" must name one folder under fixtures/: '
+                "`positive/<name>` or `negative/<name>`, where <name> is letters, digits, "
+                "`.`, `_` and `-` (no `..`, no `/`, at most 200 characters)",
+                "bad-fixture-path",
+            )
             return None
         if "expect" not in values:
-            self.error(block.span, f'fixture "{path}" needs `expect match` or `expect no-match`',
-                       "missing-field")
+            self.error(
+                block.span,
+                f'fixture "{path}" needs `expect match` or `expect no-match`',
+                "missing-field",
+            )
             return None
         lines: list[tuple[str, str]] = []
         for lb in blocks:
@@ -362,20 +397,29 @@ class Lowerer:
                 if isinstance(item, s.AttributeNode) and isinstance(item.value, s.StringValue):
                     lines.append((item.name, item.value.value))
                 else:
-                    self.error(item.span, 'inside `lines { }` write `QUERY "file:line"`',
-                               "bad-value")
+                    self.error(
+                        item.span, 'inside `lines { }` write `QUERY "file:line"`', "bad-value"
+                    )
         return m.FixtureExpectation(
-            path=path, outcome=values["expect"] or "match", culprit_rank=values.get("culprit_rank"),
-            lines=lines, todo=values.get("todo"), span=block.span,
+            path=path,
+            outcome=values["expect"] or "match",
+            culprit_rank=values.get("culprit_rank"),
+            lines=lines,
+            todo=values.get("todo"),
+            span=block.span,
         )
 
     def provenance(self, block: s.BlockNode) -> m.Provenance:
         spec = sc.BLOCKS["provenance"]
         self.no_label(block)
         values, _ = self.fields(block.items, spec, spec.fields, "provenance")
-        return m.Provenance(source=values.get("source"), date=values.get("date"),
-                            verified_on=self.text(values, "verified_on", block.span),
-                            authors=values.get("authors") or [], span=block.span)
+        return m.Provenance(
+            source=values.get("source"),
+            date=values.get("date"),
+            verified_on=self.text(values, "verified_on", block.span),
+            authors=values.get("authors") or [],
+            span=block.span,
+        )
 
     # ------------------------------------------------------------------ the case
     def case(self, file: s.CaseFile, folder: str = "") -> m.Case | None:
@@ -389,8 +433,9 @@ class Lowerer:
             if values.get(required) is None:
                 self.error(node.span, f"case `{node.id}` needs `{required}`", "missing-field")
         if not matches:
-            self.error(node.span, f"case `{node.id}` needs a `match {{ ... }}` condition",
-                       "missing-field")
+            self.error(
+                node.span, f"case `{node.id}` needs a `match {{ ... }}` condition", "missing-field"
+            )
         for extra in matches[1:]:
             self.error(extra.span, "a case has one `match` block", "duplicate-field")
         queries = []
@@ -398,8 +443,11 @@ class Lowerer:
         seen: dict[str, Span] = {}
         for ev in evidence:
             if ev.name in seen:
-                self.error(ev.span, f"evidence `{ev.name}` is defined twice "
-                           f"(first at line {seen[ev.name].line})", "duplicate-evidence")
+                self.error(
+                    ev.span,
+                    f"evidence `{ev.name}` is defined twice (first at line {seen[ev.name].line})",
+                    "duplicate-evidence",
+                )
                 continue
             seen[ev.name] = ev.span
             q = self.query(ev)
@@ -417,7 +465,8 @@ class Lowerer:
         provenance = [self.provenance(b) for b in by_name.get("provenance", [])]
         fixtures = [f for f in (self.fixture(b) for b in by_name.get("fixture", [])) if f]
         data: dict[str, Any] = {
-            k: v for k, v in values.items()
+            k: v
+            for k, v in values.items()
             if v is not None and "." not in k and k not in ("title", "summary", "cause")
         }
         try:
@@ -434,8 +483,11 @@ class Lowerer:
                 fixtures=fixtures,
                 folder=folder,
                 broken_queries=broken,
-                item_spans={i.name: [v.span for v in i.value.items] for i in rest
-                            if isinstance(i, s.AttributeNode) and isinstance(i.value, s.ListValue)},
+                item_spans={
+                    i.name: [v.span for v in i.value.items]
+                    for i in rest
+                    if isinstance(i, s.AttributeNode) and isinstance(i.value, s.ListValue)
+                },
                 span=node.span,
                 **data,
             )

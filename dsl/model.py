@@ -33,6 +33,7 @@ from dsl.values import Text as Text
 # One module per kind under dsl/kinds/ (registry: dsl/kinds/__init__.py); the models are
 # re-exported here, with the rest of the model.
 
+
 def _typed_queries(value: Any) -> Any:
     """Queries read back (from the compile cache) become the model of their registered kind."""
     if not isinstance(value, list):

@@ -173,12 +173,19 @@ def _syntax_diagnostic(path: str, text: str, err: UnexpectedInput) -> Diagnostic
     except Exception:  # a heuristic must never hide the real error
         found = None
     if found is not None:
-        return Diagnostic(path=path, line=found.line, column=found.column,
-                          message=found.message, help=found.help, code="syntax")
+        return Diagnostic(
+            path=path,
+            line=found.line,
+            column=found.column,
+            message=found.message,
+            help=found.help,
+            code="syntax",
+        )
     message = _generic(text, err)
     friendly = friendly_message(err, text)
-    return Diagnostic(path=path, line=line, column=column, message=message, help=friendly,
-                      code="syntax")
+    return Diagnostic(
+        path=path, line=line, column=column, message=message, help=friendly, code="syntax"
+    )
 
 
 # Blocks, lists and conditions nest a few levels in any real case; a bound keeps a stranger's
@@ -195,9 +202,14 @@ def _too_deep(tree: Tree[Token], path: str) -> Diagnostic | None:
             meta = node.meta
             line = getattr(meta, "line", 0) if not meta.empty else 0
             column = getattr(meta, "column", 0) if not meta.empty else 0
-            return Diagnostic(path=path, line=line, column=column, code="too-deep",
-                              message=f"nested more than {MAX_NESTING} levels deep here",
-                              help="split the condition or the block into flatter parts")
+            return Diagnostic(
+                path=path,
+                line=line,
+                column=column,
+                code="too-deep",
+                message=f"nested more than {MAX_NESTING} levels deep here",
+                help="split the condition or the block into flatter parts",
+            )
         stack.extend((c, depth + 1) for c in node.children if isinstance(c, Tree))
     return None
 
@@ -221,6 +233,8 @@ def parse_text(text: str, path: str = "<string>") -> s.CaseFile:
         raise CaseSyntaxError(
             Diagnostic(path=path, message=f"internal error: {err.orig_exc}", code="internal")
         ) from None
-    comments = [c.model_copy(update={"span": c.span.model_copy(update={"path": path})})
-                for c in _comments(text)]
+    comments = [
+        c.model_copy(update={"span": c.span.model_copy(update={"path": path})})
+        for c in _comments(text)
+    ]
     return s.CaseFile(case=case, comments=comments, span=case.span)

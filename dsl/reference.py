@@ -68,8 +68,10 @@ def generate() -> str:
             out.append("Fields depend on the kind; see [evidence kinds](#evidence-kinds).")
             out.append("")
         elif spec.name == "lines":
-            out.append('Each line is `QUERY "file:line"`: an evidence query name and where '
-                       "its line is in the fixture.")
+            out.append(
+                'Each line is `QUERY "file:line"`: an evidence query name and where '
+                "its line is in the fixture."
+            )
             out.append("")
         if spec.fields:
             out.extend(_field_rows(spec.fields))
@@ -79,8 +81,7 @@ def generate() -> str:
             out.append("")
         out.append("Repeatable: " + ("yes" if spec.repeatable else "no, at most once") + ".")
         out.append("")
-    out += ["### Evidence kinds", "",
-            "Every kind also takes these fields:", ""]
+    out += ["### Evidence kinds", "", "Every kind also takes these fields:", ""]
     out.extend(_field_rows(sc.COMMON_QUERY_FIELDS))
     out.append("")
     for kind, fields in sc.QUERY_FIELDS.items():
@@ -97,7 +98,7 @@ def render_page(page: str) -> str:
     start, end = page.find(BEGIN), page.find(END)
     if start < 0 or end < start:
         raise ValueError(f"{PAGE}: generated-section markers are missing")
-    return page[:start] + generate() + page[end + len(END):]
+    return page[:start] + generate() + page[end + len(END) :]
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -25,9 +25,9 @@ CASE_FIELDS = (
     Field("tags", WORDS, "Free-form tags (kebab-case)."),
     Field("components", WORDS, "Software involved: accelerate, nccl, hccl, torch, deepspeed…"),
     Field("platforms", WORDS, "cuda, ascend, rocm…"),
-    Field("hardware", STRINGS, "Hardware models where it was seen: \"RTX 4090\"."),
-    Field("affected", STRINGS, "Affected versions as requirements: \"accelerate>=1.0\"."),
-    Field("fixed", STRINGS, "Versions known good: \"accelerate==0.28.0\"."),
+    Field("hardware", STRINGS, 'Hardware models where it was seen: "RTX 4090".'),
+    Field("affected", STRINGS, 'Affected versions as requirements: "accelerate>=1.0".'),
+    Field("fixed", STRINGS, 'Versions known good: "accelerate==0.28.0".'),
     Field("references", STRINGS, "URLs: articles, issues, docs."),
     Field("specializes", WORDS, "Ids of more general cases this one refines; it wins over them."),
     Field("related", WORDS, "Ids of related cases."),
@@ -137,9 +137,7 @@ COMMON_QUERY_FIELDS = (
 
 # Fields of each evidence kind, from its module (dsl/kinds/).
 QUERY_FIELDS: dict[str, tuple[Field, ...]] = {name: k.fields for name, k in KINDS.items()}
-REQUIRED_QUERY_FIELDS: dict[str, tuple[str, ...]] = {
-    name: k.required for name, k in KINDS.items()
-}
+REQUIRED_QUERY_FIELDS: dict[str, tuple[str, ...]] = {name: k.required for name, k in KINDS.items()}
 
 
 @dataclass

@@ -138,6 +138,17 @@ class CaseFile(Node):
     comments: list[Comment] = Field(default_factory=list)
 
 
-for _model in (ListValue, NotExpr, AndExpr, OrExpr, AtLeastExpr, ClauseNode, MatchNode,
-               BlockNode, EvidenceNode, CaseNode, CaseFile):
+for _model in (
+    ListValue,
+    NotExpr,
+    AndExpr,
+    OrExpr,
+    AtLeastExpr,
+    ClauseNode,
+    MatchNode,
+    BlockNode,
+    EvidenceNode,
+    CaseNode,
+    CaseFile,
+):
     _model.model_rebuild()

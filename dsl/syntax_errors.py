@@ -54,7 +54,7 @@ SYNTAX_ERRORS: dict[str, list[str]] = {
     ],
     "an attribute needs a value: `name value`": [
         _HEAD + "  severity }\n",
-        _HEAD + "  step \"x\" {\n    why }\n",
+        _HEAD + '  step "x" {\n    why }\n',
     ],
     "a condition names evidence queries, joined by `and`, `or`, `not`, `at_least N of (...)`": [
         _HEAD + "  match {\n    require }\n",
@@ -86,7 +86,7 @@ SYNTAX_ERRORS: dict[str, list[str]] = {
         _HEAD + "  match {\n    support a weight x\n",
         _HEAD + "  match {\n    support a weight\n  }\n",
     ],
-    "a block is `name { ... }` or `name \"label\" { ... }`: one label at most": [
+    'a block is `name { ... }` or `name "label" { ... }`: one label at most': [
         _HEAD + '  step "x" "y" {\n',
         _HEAD + '  step "x" [a] {\n',
     ],
@@ -138,24 +138,48 @@ def unterminated(text: str, err: UnexpectedCharacters) -> Finding | None:
     rest = text[pos:]
     line, col = err.line, err.column
     if rest.startswith('"""'):
-        return Finding(line, col, 'this text block is never closed: its closing `"""` is missing',
-                       'end the text block with `"""` on a line of its own')
+        return Finding(
+            line,
+            col,
+            'this text block is never closed: its closing `"""` is missing',
+            'end the text block with `"""` on a line of its own',
+        )
     if rest.startswith("```"):
         header = rest.split("\n", 1)[0]
         if "\n" in rest and not _FENCE.fullmatch(header):
-            return Finding(line, col, f"a code block's first line holds only ``` and a language, "
-                           f"not `{header[:40]}`", "put the code on the lines after ```bash")
-        return Finding(line, col, "this code block is never closed: its closing ``` is missing",
-                       "end the code block with ``` on a line of its own")
+            return Finding(
+                line,
+                col,
+                f"a code block's first line holds only ``` and a language, not `{header[:40]}`",
+                "put the code on the lines after ```bash",
+            )
+        return Finding(
+            line,
+            col,
+            "this code block is never closed: its closing ``` is missing",
+            "end the code block with ``` on a line of its own",
+        )
     if rest.startswith('"'):
-        return Finding(line, col, "this string is not closed on its line: a `\"` is missing",
-                       'a "string" ends on its line; use a """text block""" for several lines')
+        return Finding(
+            line,
+            col,
+            'this string is not closed on its line: a `"` is missing',
+            'a "string" ends on its line; use a """text block""" for several lines',
+        )
     if rest.startswith("/"):
-        return Finding(line, col, "this regex is not closed on its line: a `/` is missing",
-                       r"write /pattern/ on one line; escape a `/` inside it as `\/`")
+        return Finding(
+            line,
+            col,
+            "this regex is not closed on its line: a `/` is missing",
+            r"write /pattern/ on one line; escape a `/` inside it as `\/`",
+        )
     if rest.startswith("`"):
-        return Finding(line, col, "a single ` is not part of the language",
-                       "code blocks start with ``` and a language, e.g. ```bash")
+        return Finding(
+            line,
+            col,
+            "a single ` is not part of the language",
+            "code blocks start with ``` and a language, e.g. ```bash",
+        )
     char = rest[:1]
     shown = char if char.isprintable() else unicodedata.name(char, f"U+{ord(char):04X}")
     hint = {
@@ -163,38 +187,51 @@ def unterminated(text: str, err: UnexpectedCharacters) -> Finding | None:
         ":": "`:` only separates an evidence name from its kind: `evidence NAME: KIND {`",
         ";": "statements need no `;`: one per line",
         "'": 'strings use double quotes: "text"',
-    }.get(char, "remove it, or put it inside a \"string\"")
+    }.get(char, 'remove it, or put it inside a "string"')
     return Finding(line, col, f"invalid character `{shown}`", hint)
 
 
 def second_case(tok: Token) -> Finding:
-    return Finding(tok.line or 0, tok.column or 0,
-                   "a second `case` in one file: a file holds exactly one case",
-                   "put each case in its own folder: cases/<id>/case.kb")
+    return Finding(
+        tok.line or 0,
+        tok.column or 0,
+        "a second `case` in one file: a file holds exactly one case",
+        "put each case in its own folder: cases/<id>/case.kb",
+    )
 
 
 def no_case(text: str) -> Finding:
-    return Finding(1, 1, "the file holds no case; expected `case <id> {`",
-                   "a case file starts with `case <id> {` and ends with `}`")
+    return Finding(
+        1,
+        1,
+        "the file holds no case; expected `case <id> {`",
+        "a case file starts with `case <id> {` and ends with `}`",
+    )
 
 
 def unclosed_block(braces: Braces) -> Finding | None:
     opener = braces.missing_closer()
     if opener is None:
         return None
-    return Finding(opener.line or 0, opener.column or 0,
-                   f"the file ends before the block opened at line {opener.line} "
-                   f"(`{braces.opener_text(opener)}`) is closed; a `}}` is missing",
-                   "add the `}` where this block ends")
+    return Finding(
+        opener.line or 0,
+        opener.column or 0,
+        f"the file ends before the block opened at line {opener.line} "
+        f"(`{braces.opener_text(opener)}`) is closed; a `}}` is missing",
+        "add the `}` where this block ends",
+    )
 
 
 def extra_brace(braces: Braces, err_pos: int) -> Finding | None:
     closer = braces.extra_closer(err_pos)
     if closer is None:
         return None
-    return Finding(closer.line or 0, closer.column or 0,
-                   "this `}` closes the case too early: it looks like one `}` too many",
-                   "remove this `}`; every `{` needs exactly one `}`")
+    return Finding(
+        closer.line or 0,
+        closer.column or 0,
+        "this `}` closes the case too early: it looks like one `}` too many",
+        "remove this `}`; every `{` needs exactly one `}`",
+    )
 
 
 def word_without_value(tokens: list[Token], err_pos: int) -> Finding | None:
@@ -206,13 +243,20 @@ def word_without_value(tokens: list[Token], err_pos: int) -> Finding | None:
         nxt = tokens[i + 1]
         prev = tokens[i - 1] if i else None
         after = tokens[i + 2] if i + 2 < len(tokens) else None
-        if (tok.type != "WORD" or prev is None or nxt.line == tok.line
-                or prev.line == tok.line or nxt.type == "LBRACE"
-                or prev.type not in VALUE_TYPES | {"LBRACE", "RBRACE"}
-                or (after is not None and after.type == "LBRACE" and nxt.type in VALUE_TYPES)):
+        if (
+            tok.type != "WORD"
+            or prev is None
+            or nxt.line == tok.line
+            or prev.line == tok.line
+            or nxt.type == "LBRACE"
+            or prev.type not in VALUE_TYPES | {"LBRACE", "RBRACE"}
+            or (after is not None and after.type == "LBRACE" and nxt.type in VALUE_TYPES)
+        ):
             continue
-        found = Finding(tok.line or 0, tok.column or 0,
-                        f"`{tok}` on line {tok.line} has no value on its line",
-                        f"every attribute takes one value on its line: `{tok} VALUE`; "
-                        "or remove the word")
+        found = Finding(
+            tok.line or 0,
+            tok.column or 0,
+            f"`{tok}` on line {tok.line} has no value on its line",
+            f"every attribute takes one value on its line: `{tok} VALUE`; or remove the word",
+        )
     return found

@@ -22,8 +22,7 @@ def dedent_block(body: str) -> str:
     return textwrap.dedent("\n".join(line.rstrip() for line in lines))
 
 
-_ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r",
-            "t": "\t"}
+_ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
 
 
 def unescape_string(raw: str) -> str:
@@ -193,8 +192,9 @@ class ToSyntax(Transformer[Token, s.CaseFile]):
         name = children[0]
         rest = children[1:]
         label = None
-        if rest and not isinstance(rest[0], s.AttributeNode | s.BlockNode | s.EvidenceNode
-                                   | s.MatchNode):
+        if rest and not isinstance(
+            rest[0], s.AttributeNode | s.BlockNode | s.EvidenceNode | s.MatchNode
+        ):
             label = rest[0]
             rest = rest[1:]
         return s.BlockNode(name=str(name), label=label, items=rest, span=self._span_meta(meta))

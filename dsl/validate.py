@@ -46,9 +46,14 @@ def check_regexes(case: m.Case) -> Iterator[Diagnostic]:
         problem = regex_problem(regex, scanned)
         if problem:
             linear = "backtracking" in problem
-            yield Diagnostic.at(regex.span, f"regex in `{name}`: {problem}", code="bad-regex",
-                                help="case patterns must run in linear time: no backreferences "
-                                "or lookaround" if linear else None)
+            yield Diagnostic.at(
+                regex.span,
+                f"regex in `{name}`: {problem}",
+                code="bad-regex",
+                help="case patterns must run in linear time: no backreferences or lookaround"
+                if linear
+                else None,
+            )
 
 
 def check_versions(case: m.Case) -> Iterator[Diagnostic]:
@@ -56,9 +61,11 @@ def check_versions(case: m.Case) -> Iterator[Diagnostic]:
         for index, text in enumerate(getattr(case, field_name)):
             reason = requirement_problem(text)
             if reason is not None:
-                yield Diagnostic.at(case.item_span(field_name, index),
-                                    f"`{field_name}`: invalid requirement {text[:80]!r}: "
-                                    f"{reason}", code="bad-version")
+                yield Diagnostic.at(
+                    case.item_span(field_name, index),
+                    f"`{field_name}`: invalid requirement {text[:80]!r}: {reason}",
+                    code="bad-version",
+                )
 
 
 def _refs(expr: m.Expr) -> Iterator[m.Ref]:
@@ -78,26 +85,38 @@ def check_names(case: m.Case) -> Iterator[Diagnostic]:
         for ref in _refs(clause.expr):
             used.add(ref.name)
             if ref.name not in defined:
-                yield Diagnostic.at(ref.span, f"`{ref.name}` is not a defined evidence query",
-                                    code="undefined-evidence",
-                                    help=did_you_mean(ref.name, defined))
+                yield Diagnostic.at(
+                    ref.span,
+                    f"`{ref.name}` is not a defined evidence query",
+                    code="undefined-evidence",
+                    help=did_you_mean(ref.name, defined),
+                )
     for symptom in case.symptoms:
         for name in symptom.evidence:
             used.add(name)
             if name not in defined:
-                yield Diagnostic.at(symptom.span, f"symptom shows `{name}`, which is not a "
-                                    "defined evidence query", code="undefined-evidence",
-                                    help=did_you_mean(name, defined))
+                yield Diagnostic.at(
+                    symptom.span,
+                    f"symptom shows `{name}`, which is not a defined evidence query",
+                    code="undefined-evidence",
+                    help=did_you_mean(name, defined),
+                )
     for fixture in case.fixtures:
         for name, _where in fixture.lines:
             if name not in defined:
-                yield Diagnostic.at(fixture.span, f"fixture line names `{name}`, which is not "
-                                    "a defined evidence query", code="undefined-evidence",
-                                    help=did_you_mean(name, defined))
+                yield Diagnostic.at(
+                    fixture.span,
+                    f"fixture line names `{name}`, which is not a defined evidence query",
+                    code="undefined-evidence",
+                    help=did_you_mean(name, defined),
+                )
     for q in case.queries:
         if q.name not in used and not case.broken_queries:
-            yield Diagnostic.at(q.span, f"evidence `{q.name}` is never used in `match` or a "
-                                "symptom", code="unused-evidence")
+            yield Diagnostic.at(
+                q.span,
+                f"evidence `{q.name}` is never used in `match` or a symptom",
+                code="unused-evidence",
+            )
 
 
 def check_queries(case: m.Case) -> Iterator[Diagnostic]:
@@ -106,8 +125,11 @@ def check_queries(case: m.Case) -> Iterator[Diagnostic]:
         yield from KINDS[q.kind].check(q)
 
 
-LEVEL_ROLES = ((m.Role.REQUIRED, "confirmed", "`require`"), (m.Role.LIKELY, "likely", "`likely`"),
-               (m.Role.POSSIBLE, "possible", "`possible`"))
+LEVEL_ROLES = (
+    (m.Role.REQUIRED, "confirmed", "`require`"),
+    (m.Role.LIKELY, "likely", "`likely`"),
+    (m.Role.POSSIBLE, "possible", "`possible`"),
+)
 
 
 def check_satisfiable(case: m.Case) -> Iterator[Diagnostic]:
@@ -117,11 +139,17 @@ def check_satisfiable(case: m.Case) -> Iterator[Diagnostic]:
     for clause in clauses:
         for node in _walk(clause.expr):
             if isinstance(node, m.AtLeast) and node.count > len(node.operands):
-                yield Diagnostic.at(node.span, f"at_least {node.count} of {len(node.operands)} "
-                                    "queries can never hold", code="unsatisfiable")
+                yield Diagnostic.at(
+                    node.span,
+                    f"at_least {node.count} of {len(node.operands)} queries can never hold",
+                    code="unsatisfiable",
+                )
     if not any(c.role is m.Role.REQUIRED for c in clauses):
-        yield Diagnostic.at(case.condition.span, "the condition has no `require` clause: the "
-                            "case would match any evidence", code="unsatisfiable")
+        yield Diagnostic.at(
+            case.condition.span,
+            "the condition has no `require` clause: the case would match any evidence",
+            code="unsatisfiable",
+        )
         return
     vetoes = [c.expr for c in clauses if c.role is m.Role.RULING_OUT]
     for role, level, words in LEVEL_ROLES:
@@ -130,7 +158,9 @@ def check_satisfiable(case: m.Case) -> Iterator[Diagnostic]:
             yield Diagnostic.at(
                 next(c.span for c in clauses if c.role is role),
                 f"the level `{level}` can never be reached: no evidence makes every {words} "
-                "clause hold while no `rule_out` holds", code="unsatisfiable")
+                "clause hold while no `rule_out` holds",
+                code="unsatisfiable",
+            )
 
 
 MAX_SAT_STEPS = 200_000
@@ -196,11 +226,17 @@ def _walk(expr: m.Expr) -> Iterator[m.Expr]:
 
 def check_identity(case: m.Case) -> Iterator[Diagnostic]:
     if not KEBAB.fullmatch(case.id):
-        yield Diagnostic.at(case.span, f"case id `{case.id}` is not kebab-case "
-                            "(lower-case words joined by `-`)", code="bad-id")
+        yield Diagnostic.at(
+            case.span,
+            f"case id `{case.id}` is not kebab-case (lower-case words joined by `-`)",
+            code="bad-id",
+        )
     if case.folder and Path(case.folder).name != case.id:
-        yield Diagnostic.at(case.span, f"case id `{case.id}` differs from its folder name "
-                            f"`{Path(case.folder).name}`", code="id-not-folder")
+        yield Diagnostic.at(
+            case.span,
+            f"case id `{case.id}` differs from its folder name `{Path(case.folder).name}`",
+            code="id-not-folder",
+        )
 
 
 def check_fixture_folders(case: m.Case) -> Iterator[Diagnostic]:
@@ -210,12 +246,18 @@ def check_fixture_folders(case: m.Case) -> Iterator[Diagnostic]:
     seen: set[str] = set()
     for fixture in case.fixtures:
         if fixture.path.strip("/") in seen:
-            yield Diagnostic.at(fixture.span, f"fixture `{fixture.path}` is declared twice; "
-                                "merge the two blocks", code="duplicate-fixture")
+            yield Diagnostic.at(
+                fixture.span,
+                f"fixture `{fixture.path}` is declared twice; merge the two blocks",
+                code="duplicate-fixture",
+            )
         seen.add(fixture.path.strip("/"))
         if not (root / fixture.path).is_dir():
-            yield Diagnostic.at(fixture.span, f"fixture folder `fixtures/{fixture.path}` does "
-                                "not exist", code="missing-fixture")
+            yield Diagnostic.at(
+                fixture.span,
+                f"fixture folder `fixtures/{fixture.path}` does not exist",
+                code="missing-fixture",
+            )
 
 
 CASE_CHECKS: tuple[Callable[[m.Case], Iterator[Diagnostic]], ...] = (
@@ -233,8 +275,13 @@ def _located(diagnostic: Diagnostic, case: m.Case) -> Diagnostic:
     """A problem of a part the author never wrote (a missing `match`) is shown at the case."""
     if diagnostic.line or not case.span.line:
         return diagnostic
-    return diagnostic.model_copy(update={"path": diagnostic.path or case.span.path,
-                                         "line": case.span.line, "column": case.span.column})
+    return diagnostic.model_copy(
+        update={
+            "path": diagnostic.path or case.span.path,
+            "line": case.span.line,
+            "column": case.span.column,
+        }
+    )
 
 
 def check_case(case: m.Case) -> list[Diagnostic]:
@@ -245,9 +292,15 @@ def check_case(case: m.Case) -> list[Diagnostic]:
         try:
             out.extend(_located(d, case) for d in check(case))
         except Exception as exc:
-            out.append(Diagnostic.at(case.span, f"internal error in {check.__name__}: "
-                                     f"{type(exc).__name__}: {str(exc)[:200]} (please report "
-                                     "it with this case)", code="internal"))
+            out.append(
+                Diagnostic.at(
+                    case.span,
+                    f"internal error in {check.__name__}: "
+                    f"{type(exc).__name__}: {str(exc)[:200]} (please report "
+                    "it with this case)",
+                    code="internal",
+                )
+            )
     return out
 
 
@@ -266,8 +319,13 @@ def validate_cases(
     for case in cases:
         if case.id in seen:
             first = seen[case.id]
-            out.append(Diagnostic.at(case.span, f"duplicate case id `{case.id}` (also in "
-                                     f"{first.path}:{first.line})", code="duplicate-id"))
+            out.append(
+                Diagnostic.at(
+                    case.span,
+                    f"duplicate case id `{case.id}` (also in {first.path}:{first.line})",
+                    code="duplicate-id",
+                )
+            )
         else:
             seen[case.id] = case.span
     for case in cases:
@@ -275,7 +333,12 @@ def validate_cases(
         named += [("related", i, c) for i, c in enumerate(case.related)]
         for field_name, index, other in named:
             if other not in seen and other not in (known_ids or set()):
-                out.append(Diagnostic.at(case.item_span(field_name, index), f"`{case.id}` refers to unknown case "
-                                         f"`{other}`", code="unknown-case",
-                                         severity=Severity.ERROR))
+                out.append(
+                    Diagnostic.at(
+                        case.item_span(field_name, index),
+                        f"`{case.id}` refers to unknown case `{other}`",
+                        code="unknown-case",
+                        severity=Severity.ERROR,
+                    )
+                )
     return out

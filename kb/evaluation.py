@@ -92,8 +92,15 @@ class Evaluation:
 
     def per_case(self) -> dict[str, dict[str, int]]:
         table: dict[str, dict[str, int]] = defaultdict(
-            lambda: {"incidents": 0, "first": 0, "first_likely": 0, "top3": 0, "near_misses": 0,
-                     "near_misses_likely": 0})
+            lambda: {
+                "incidents": 0,
+                "first": 0,
+                "first_likely": 0,
+                "top3": 0,
+                "near_misses": 0,
+                "near_misses_likely": 0,
+            }
+        )
         for r in self.covered:
             row = table[r.expected or ""]
             row["incidents"] += 1
@@ -144,8 +151,14 @@ def evaluate(kb: KnowledgeBase, only: list[str] | None = None) -> Evaluation:
     for incident in incidents:
         diagnosis = diagnose_bundle(kb, read_bundle(kb, str(incident.fixture.folder), workers=1))
         ranked = [(v.id, v.level, v.score) for v in diagnosis.ranked]
-        out.results.append(IncidentResult(
-            incident=incident, ranked=ranked, expected=incident.meta.expected,
-            near_miss_of=incident.meta.near_miss_of
-            if incident.meta.near_miss_of not in (None, "none") else None))
+        out.results.append(
+            IncidentResult(
+                incident=incident,
+                ranked=ranked,
+                expected=incident.meta.expected,
+                near_miss_of=incident.meta.near_miss_of
+                if incident.meta.near_miss_of not in (None, "none")
+                else None,
+            )
+        )
     return out

@@ -56,9 +56,12 @@ class FixtureOutcome:
 def _own_folder(path: Path, base: Path) -> bool:
     """A real folder of the case itself: not a link, and resolving under its fixtures."""
     try:
-        return (not path.is_symlink() and path.is_dir()
-                and path.resolve().parent == base and m.safe_fixture_path(
-                    f"positive/{path.name}"))
+        return (
+            not path.is_symlink()
+            and path.is_dir()
+            and path.resolve().parent == base
+            and m.safe_fixture_path(f"positive/{path.name}")
+        )
     except OSError:
         return False
 
@@ -137,34 +140,43 @@ def check_fixture(spec: FixtureSpec, roots: tuple[str, ...] | None = None) -> Fi
         outcome.verdict = verdict
         if verdict is None or ranked[0].id != spec.case_id:
             named = ", ".join(f"{v.id} ({v.level})" for v in ranked[:3]) or "no case"
-            outcome.problems.append(f"expected {spec.case_id} to be named first on this real "
-                                    f"incident; named: {named}")
+            outcome.problems.append(
+                f"expected {spec.case_id} to be named first on this real incident; named: {named}"
+            )
             return outcome
     if exp.outcome == "no-match":
         if verdict is not None:
             lines = ", ".join(f"{q} at {ln.where}" for q, ln in verdict.evidence[:3])
             outcome.problems.append(
                 f"expected no match, but {spec.case_id} matched (score {verdict.score:.2f}) "
-                f"on {lines or 'no lines'}")
+                f"on {lines or 'no lines'}"
+            )
         return outcome
     if verdict is None:
         others = ", ".join(v.id for v in diagnosis.matches) or "no case"
-        outcome.problems.append(f"expected {spec.case_id} to match, but it did not "
-                                f"(matched: {others})")
+        outcome.problems.append(
+            f"expected {spec.case_id} to match, but it did not (matched: {others})"
+        )
         near = next((v for v in diagnosis.near_misses if v.id == spec.case_id), None)
         if near is not None:
-            failed = [f"{c.role} {c.text} is {c.truth.value}" for c in near.clauses
-                      if (c.role == "require" and c.truth.value != "true")
-                      or (c.role == "rule_out" and c.truth.value == "true")]
+            failed = [
+                f"{c.role} {c.text} is {c.truth.value}"
+                for c in near.clauses
+                if (c.role == "require" and c.truth.value != "true")
+                or (c.role == "rule_out" and c.truth.value == "true")
+            ]
             outcome.problems.append("because " + "; ".join(failed))
         return outcome
     first = pool[0]
     if first.id != spec.case_id:
-        outcome.problems.append(f"{spec.case_id} matched but ranks below {first.id} "
-                                f"({verdict.score:.2f} vs {first.score:.2f})")
+        outcome.problems.append(
+            f"{spec.case_id} matched but ranks below {first.id} "
+            f"({verdict.score:.2f} vs {first.score:.2f})"
+        )
     if exp.culprit_rank is not None and verdict.culprit_rank != exp.culprit_rank:
-        outcome.problems.append(f"expected culprit rank {exp.culprit_rank}, got "
-                                f"{verdict.culprit_rank}")
+        outcome.problems.append(
+            f"expected culprit rank {exp.culprit_rank}, got {verdict.culprit_rank}"
+        )
     for query, where in exp.lines:
         shown = [ln for q, ln in verdict.evidence if q == query]
         if not any(_where_matches(where, ln) for ln in shown):
@@ -200,5 +212,9 @@ def select(kb: KnowledgeBase, ids: Sequence[str] = ()) -> list[m.Case]:
 
 
 def describe(outcome: FixtureOutcome) -> dict[str, Any]:
-    return {"case": outcome.spec.case_id, "fixture": outcome.spec.path,
-            "passed": outcome.passed, "problems": outcome.problems}
+    return {
+        "case": outcome.spec.case_id,
+        "fixture": outcome.spec.path,
+        "passed": outcome.passed,
+        "problems": outcome.problems,
+    }

@@ -106,10 +106,16 @@ def collect(cases: list[m.Case]) -> tuple[list[Incident], list[IncidentProblem]]
                 if value not in (None, "none") and value not in known:
                     problems.append(IncidentProblem(where, f"{field_name}: unknown case `{value}`"))
             if spec.positive and meta.expected != case.id:
-                problems.append(IncidentProblem(
-                    where, f"a positive fixture of {case.id} must say `case: {case.id}`"))
+                problems.append(
+                    IncidentProblem(
+                        where, f"a positive fixture of {case.id} must say `case: {case.id}`"
+                    )
+                )
             if not spec.positive and meta.near_miss_of != case.id:
-                problems.append(IncidentProblem(
-                    where, f"a negative fixture of {case.id} must say `near_miss_of: {case.id}`"))
+                problems.append(
+                    IncidentProblem(
+                        where, f"a negative fixture of {case.id} must say `near_miss_of: {case.id}`"
+                    )
+                )
             incidents.append(Incident(spec, meta))
     return incidents, problems

@@ -33,8 +33,10 @@ class CaseModule(pytest.File):
 
         roots = default_roots(self.path.parent)
         kb = knowledge_base_for(roots)
-        compiled = next((c for c in kb.cases
-                         if Path(c.case.folder).resolve() == self.path.parent.resolve()), None)
+        compiled = next(
+            (c for c in kb.cases if Path(c.case.folder).resolve() == self.path.parent.resolve()),
+            None,
+        )
         if compiled is None:
             yield CaseCompiles.from_parent(self, name="compiles", roots=roots)
             return
@@ -42,8 +44,9 @@ class CaseModule(pytest.File):
         for spec in fixtures_of(compiled.case):
             item = FixtureItem.from_parent(self, name=spec.path, spec=spec, roots=roots)
             if spec.expectation.todo:
-                item.add_marker(pytest.mark.xfail(reason=f"known gap: {spec.expectation.todo}",
-                                                  strict=False))
+                item.add_marker(
+                    pytest.mark.xfail(reason=f"known gap: {spec.expectation.todo}", strict=False)
+                )
             yield item
 
 
@@ -59,13 +62,11 @@ class CaseCompiles(pytest.Item):
         from dsl.diagnostics import has_errors, render_all
 
         result = load_cases(list(self.roots), with_env=False)
-        own = [d for d in result.diagnostics
-               if Path(d.path).resolve() == self.path.resolve()]
+        own = [d for d in result.diagnostics if Path(d.path).resolve() == self.path.resolve()]
         if has_errors(own):
             raise CaseFixtureError(render_all(own, result.sources))
 
-    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException],
-                     style: Any = None) -> str:
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
         if isinstance(excinfo.value, CaseFixtureError):
             return f"{self.path}: the case does not compile\n{excinfo.value}"
         return str(super().repr_failure(excinfo))
@@ -87,11 +88,12 @@ class FixtureItem(pytest.Item):
         if not outcome.passed:
             raise CaseFixtureError("\n".join(outcome.problems))
 
-    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException],
-                     style: Any = None) -> str:
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
         if isinstance(excinfo.value, CaseFixtureError):
-            return (f"case {self.spec.case_id}, fixture {self.spec.path} "
-                    f"({self.spec.folder}):\n  " + str(excinfo.value).replace("\n", "\n  "))
+            return (
+                f"case {self.spec.case_id}, fixture {self.spec.path} "
+                f"({self.spec.folder}):\n  " + str(excinfo.value).replace("\n", "\n  ")
+            )
         return str(super().repr_failure(excinfo))
 
     def reportinfo(self) -> tuple[Path, int, str]:

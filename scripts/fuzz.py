@@ -51,18 +51,73 @@ from dsl.formatter import format_text  # noqa: E402
 # ------------------------------------------------------------------ case files
 
 HOSTILE_TOKENS = [
-    "{", "}", "(", ")", "[", "]", '"', '"""', "```", "/", "\\", "#", ",", ":",
-    "not " * 300, "(" * 400, ")" * 400, "[" * 400, "{" * 300,
-    "at_least " + "9" * 400 + " of (a, b)", "weight " + "9" * 400, "weight 1e309",
-    "weight -0", "min_count 99999999999999999999", "date 2024-99-99", "date 0000-00-00",
-    '"\\ud800"', '"\\udfff\\ud800"', '"\\u0000"', "\u202e", "\u200b", "\U0001f525", "\x00",
-    "\x1b[2J", "\x1b]0;owned\x07", "\r", "\x0b", "\x1c", "\ufeff",
-    "/(a+)+$/", "/(?=x)y/", "/(a)\\1/", "/[/", "/\\p{Han}+/", "/[错误]/", "/a{2,1}/",
-    "/x{1000}{1000}/", "/(?i)/", "//", "/\\A/",
-    'fixture "positive/../../../../etc" { expect match }', 'fixture "/etc" { expect match }',
+    "{",
+    "}",
+    "(",
+    ")",
+    "[",
+    "]",
+    '"',
+    '"""',
+    "```",
+    "/",
+    "\\",
+    "#",
+    ",",
+    ":",
+    "not " * 300,
+    "(" * 400,
+    ")" * 400,
+    "[" * 400,
+    "{" * 300,
+    "at_least " + "9" * 400 + " of (a, b)",
+    "weight " + "9" * 400,
+    "weight 1e309",
+    "weight -0",
+    "min_count 99999999999999999999",
+    "date 2024-99-99",
+    "date 0000-00-00",
+    '"\\ud800"',
+    '"\\udfff\\ud800"',
+    '"\\u0000"',
+    "\u202e",
+    "\u200b",
+    "\U0001f525",
+    "\x00",
+    "\x1b[2J",
+    "\x1b]0;owned\x07",
+    "\r",
+    "\x0b",
+    "\x1c",
+    "\ufeff",
+    "/(a+)+$/",
+    "/(?=x)y/",
+    "/(a)\\1/",
+    "/[/",
+    "/\\p{Han}+/",
+    "/[错误]/",
+    "/a{2,1}/",
+    "/x{1000}{1000}/",
+    "/(?i)/",
+    "//",
+    "/\\A/",
+    'fixture "positive/../../../../etc" { expect match }',
+    'fixture "/etc" { expect match }',
     'fixture "positive/' + "x" * 300 + '" { expect match }',
-    "case", "match", "require", "likely", "possible", "rule_out", "support", "evidence",
-    "remedy", "step", "fixture", "symptom", "provenance", "x" * 5000,
+    "case",
+    "match",
+    "require",
+    "likely",
+    "possible",
+    "rule_out",
+    "support",
+    "evidence",
+    "remedy",
+    "step",
+    "fixture",
+    "symptom",
+    "provenance",
+    "x" * 5000,
     "require " + " and ".join(["a"] * 3000),
 ]
 
@@ -78,7 +133,7 @@ def mutate_case(text: str, rng: random.Random) -> str:
         op = rng.randrange(7)
         i, j = sorted((rng.randrange(n + 1), rng.randrange(n + 1)))
         if op == 0:
-            text = text[:i] + text[j : j + (j - i) // 4]  + text[j:]  # cut a span
+            text = text[:i] + text[j : j + (j - i) // 4] + text[j:]  # cut a span
         elif op == 1:
             text = text[:j] + text[i:j] + text[j:]  # double a span
         elif op == 2:
@@ -96,8 +151,15 @@ def mutate_case(text: str, rng: random.Random) -> str:
                 k = rng.choice(digits)
                 text = text[:k] + "9" * rng.choice([20, 400, 5000]) + text[k:]
         else:
-            text = text[:i] + chr(rng.choice([0xD800, 0x0, 0x1B, 0x85, 0x2028, 0xFFFF,
-                                              rng.randrange(0x20, 0x30000)])) + text[i:]
+            text = (
+                text[:i]
+                + chr(
+                    rng.choice(
+                        [0xD800, 0x0, 0x1B, 0x85, 0x2028, 0xFFFF, rng.randrange(0x20, 0x30000)]
+                    )
+                )
+                + text[i:]
+            )
     return text
 
 
@@ -114,11 +176,18 @@ def nested_case(rng: random.Random) -> str:
         condition = "at_least 1 of (" * depth + "a" + ")" * depth
     steps = ""
     if kind == 3:
-        steps = '  remedy "r" {\n' + '    step "s" {\n' * depth + "      verify \"v\"\n" \
-            + "    }\n" * depth + "  }\n"
-    return (f'case fuzz-nested {{\n  title "t"\n  summary "s"\n  evidence a: log {{\n'
-            f"    pattern /NCCL WARN x/\n  }}\n{steps}  match {{\n    require {condition}\n"
-            "  }\n}\n")
+        steps = (
+            '  remedy "r" {\n'
+            + '    step "s" {\n' * depth
+            + '      verify "v"\n'
+            + "    }\n" * depth
+            + "  }\n"
+        )
+    return (
+        f'case fuzz-nested {{\n  title "t"\n  summary "s"\n  evidence a: log {{\n'
+        f"    pattern /NCCL WARN x/\n  }}\n{steps}  match {{\n    require {condition}\n"
+        "  }\n}\n"
+    )
 
 
 @dataclass
@@ -176,8 +245,11 @@ def fuzz_cases(count: int, seed: int, slow: float, log: Callable[[str], None]) -
         for k in range(count):
             case_seed = rng.randrange(2**32)
             local = random.Random(case_seed)
-            text = nested_case(local) if local.random() < 0.05 else \
-                mutate_case(local.choice(corpus), local)
+            text = (
+                nested_case(local)
+                if local.random() < 0.05
+                else mutate_case(local.choice(corpus), local)
+            )
             start = Clock()
             try:
                 problems = check_case_text(text, Path(tmp) / str(k % 64))
@@ -190,8 +262,10 @@ def fuzz_cases(count: int, seed: int, slow: float, log: Callable[[str], None]) -
             for p in problems:
                 found.failures.append(f"case seed {case_seed}: {p}")
             if count >= 1000 and (k + 1) % (count // 10) == 0:
-                log(f"  cases: {k + 1}/{count}, failures {len(found.failures)}, "
-                    f"slowest {found.slowest:.2f} s of CPU")
+                log(
+                    f"  cases: {k + 1}/{count}, failures {len(found.failures)}, "
+                    f"slowest {found.slowest:.2f} s of CPU"
+                )
     return found
 
 
@@ -204,10 +278,27 @@ def case_from_seed(seed: int) -> str:
 
 # ------------------------------------------------------------------ evidence
 
-ODD_NAMES = ["rank0.log", "rank1.log", "nvidia-smi.txt", "pip-freeze.txt", "env.txt",
-             "notes.md", "train.py", "collect_env.txt", "stack.txt", "dmesg.txt",
-             "na\udcffme.log", "evil\x1b[2J.log", "line\nbreak.log", "ümlaut-日志.log",
-             "x" * 200 + ".log", "..log", "-rf.log", "config.yaml", "accelerate_config.yaml"]
+ODD_NAMES = [
+    "rank0.log",
+    "rank1.log",
+    "nvidia-smi.txt",
+    "pip-freeze.txt",
+    "env.txt",
+    "notes.md",
+    "train.py",
+    "collect_env.txt",
+    "stack.txt",
+    "dmesg.txt",
+    "na\udcffme.log",
+    "evil\x1b[2J.log",
+    "line\nbreak.log",
+    "ümlaut-日志.log",
+    "x" * 200 + ".log",
+    "..log",
+    "-rf.log",
+    "config.yaml",
+    "accelerate_config.yaml",
+]
 LINE_MUTATIONS = [
     lambda s, r: s,
     lambda s, r: s,
@@ -281,8 +372,9 @@ def build_evidence(root: Path, lines: list[bytes], rng: random.Random) -> Path:
     else:
         with tarfile.open(fileobj=buf, mode="w:gz" if shape == "tar.gz" else "w") as t:
             for name, data in files.items():
-                info = tarfile.TarInfo(name.encode("utf-8", "surrogateescape")
-                                       .decode("utf-8", "replace"))
+                info = tarfile.TarInfo(
+                    name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+                )
                 info.size = len(data)
                 t.addfile(info, io.BytesIO(data))
             if rng.random() < 0.2:
@@ -346,19 +438,26 @@ def fuzz_evidence(count: int, seed: int, slow: float, log: Callable[[str], None]
         found.tried += 1
         found.failures += [f"evidence seed {ev_seed}: {p}" for p in problems]
         if count >= 100 and (k + 1) % (count // 10) == 0:
-            log(f"  evidence: {k + 1}/{count}, failures {len(found.failures)}, "
-                f"slowest {found.slowest:.2f} s of CPU")
+            log(
+                f"  evidence: {k + 1}/{count}, failures {len(found.failures)}, "
+                f"slowest {found.slowest:.2f} s of CPU"
+            )
     return found
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--cases", type=int, default=100_000, help="case files to try")
-    parser.add_argument("--evidence", type=int, default=10_000,
-                        help="evidence folders and archives to try")
+    parser.add_argument(
+        "--evidence", type=int, default=10_000, help="evidence folders and archives to try"
+    )
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--slow", type=float, default=10.0,
-                        help="CPU seconds after which one input counts as a hang")
+    parser.add_argument(
+        "--slow",
+        type=float,
+        default=10.0,
+        help="CPU seconds after which one input counts as a hang",
+    )
     args = parser.parse_args(argv)
 
     def log(message: str) -> None:
@@ -369,13 +468,16 @@ def main(argv: list[str] | None = None) -> int:
     if args.cases:
         results["case files"] = fuzz_cases(args.cases, args.seed, args.slow, log)
     if args.evidence:
-        results["evidence folders/archives"] = fuzz_evidence(args.evidence, args.seed, args.slow,
-                                                             log)
+        results["evidence folders/archives"] = fuzz_evidence(
+            args.evidence, args.seed, args.slow, log
+        )
     failed = False
     for what, found in results.items():
-        print(f"{what}: {found.tried} tried, {len(found.failures)} failure(s), "
-              f"{len(found.slow)} over {args.slow:g} s of CPU, slowest {found.slowest:.2f} s of CPU "
-              f"({found.slowest_wall:.2f} s wall)")
+        print(
+            f"{what}: {found.tried} tried, {len(found.failures)} failure(s), "
+            f"{len(found.slow)} over {args.slow:g} s of CPU, slowest {found.slowest:.2f} s of CPU "
+            f"({found.slowest_wall:.2f} s wall)"
+        )
         for f in found.failures[:20] + found.slow[:20]:
             print("  " + f.replace("\n", "\n    "))
         failed = failed or bool(found.failures or found.slow)

@@ -17,8 +17,12 @@ def _module_name(path: Path) -> str:
 
 
 def _modules() -> dict[str, Path]:
-    return {_module_name(p): p for pkg in PACKAGES for p in (ROOT / pkg).rglob("*.py")
-            if ".venv" not in p.parts and "__pycache__" not in p.parts}
+    return {
+        _module_name(p): p
+        for pkg in PACKAGES
+        for p in (ROOT / pkg).rglob("*.py")
+        if ".venv" not in p.parts and "__pycache__" not in p.parts
+    }
 
 
 def _type_checking_only(node: ast.AST, parents: dict[ast.AST, ast.AST]) -> bool:
@@ -111,8 +115,13 @@ def cycles(edges: dict[str, set[str]]) -> list[list[str]]:
 
 def test_the_language_imports_nothing_from_the_runtime() -> None:
     edges = graph()
-    wrong = sorted(f"{m} -> {t}" for m, ts in edges.items() if m.split(".")[0] == "dsl"
-                   for t in ts if t.split(".")[0] == "kb")
+    wrong = sorted(
+        f"{m} -> {t}"
+        for m, ts in edges.items()
+        if m.split(".")[0] == "dsl"
+        for t in ts
+        if t.split(".")[0] == "kb"
+    )
     assert not wrong, "\n".join(wrong)
 
 
@@ -129,18 +138,25 @@ def test_the_checks_can_fail() -> None:
 
 
 def _sources_of(package: str) -> dict[str, str]:
-    return {str(p.relative_to(ROOT)): p.read_text(encoding="utf-8")
-            for p in (ROOT / package).rglob("*.py") if "__pycache__" not in p.parts}
+    return {
+        str(p.relative_to(ROOT)): p.read_text(encoding="utf-8")
+        for p in (ROOT / package).rglob("*.py")
+        if "__pycache__" not in p.parts
+    }
 
 
 def test_the_readers_byte_shortcut_lives_in_one_place() -> None:
     """The "ank" test (a line that never spells rank is its file's rank) is fastpath.py's."""
-    spelled = sorted(path for path, text in _sources_of("kb").items()
-                     if ('"ank"' in text or "b'ank'" in text) and not path.endswith("fastpath.py"))
+    spelled = sorted(
+        path
+        for path, text in _sources_of("kb").items()
+        if ('"ank"' in text or "b'ank'" in text) and not path.endswith("fastpath.py")
+    )
     assert not spelled, spelled
 
 
 def test_sources_are_typed_with_their_context() -> None:
-    untyped = sorted(path for path, text in _sources_of("kb/evidence").items()
-                     if "ctx: object" in text)
+    untyped = sorted(
+        path for path, text in _sources_of("kb/evidence").items() if "ctx: object" in text
+    )
     assert not untyped, untyped

@@ -15,9 +15,12 @@ from hypothesis import strategies as st
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
 import fuzz
 
-SHORT = settings(max_examples=60, deadline=None, derandomize=True,
-                 suppress_health_check=[HealthCheck.function_scoped_fixture,
-                                        HealthCheck.too_slow])
+SHORT = settings(
+    max_examples=60,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 
 
 @pytest.fixture(scope="module")
@@ -27,21 +30,26 @@ def corpus() -> list[str]:
 
 @SHORT
 @given(seed=st.integers(0, 2**32 - 1))
-def test_mutated_cases_get_located_errors_never_a_crash(seed: int, corpus: list[str],
-                                                        tmp_path_factory: pytest.TempPathFactory
-                                                        ) -> None:
+def test_mutated_cases_get_located_errors_never_a_crash(
+    seed: int, corpus: list[str], tmp_path_factory: pytest.TempPathFactory
+) -> None:
     rng = random.Random(seed)
-    text = fuzz.nested_case(rng) if rng.random() < 0.2 else fuzz.mutate_case(rng.choice(corpus),
-                                                                               rng)
+    text = (
+        fuzz.nested_case(rng) if rng.random() < 0.2 else fuzz.mutate_case(rng.choice(corpus), rng)
+    )
     assert fuzz.check_case_text(text, tmp_path_factory.mktemp("case")) == []
 
 
-@settings(max_examples=12, deadline=None, derandomize=True,
-          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@settings(
+    max_examples=12,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 @given(seed=st.integers(0, 2**32 - 1))
-def test_hostile_evidence_is_reported_never_a_crash(seed: int,
-                                                    tmp_path_factory: pytest.TempPathFactory
-                                                    ) -> None:
+def test_hostile_evidence_is_reported_never_a_crash(
+    seed: int, tmp_path_factory: pytest.TempPathFactory
+) -> None:
     kb, lines = _kb_and_lines()
     path = fuzz.build_evidence(tmp_path_factory.mktemp("ev"), lines, random.Random(seed))
     assert fuzz.check_evidence(kb, path) == []

@@ -18,13 +18,23 @@ from kb.lint import lint_cases
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
-        "check", help="check case files for syntax and semantic errors",
+        "check",
+        help="check case files for syntax and semantic errors",
         description="Parse, lower and validate case files; print every problem found.",
     )
-    parser.add_argument("paths", nargs="*", metavar="PATH",
-                        help="case files or folders (default: the bundled cases/)")
-    parser.add_argument("--cases", action="append", default=[], metavar="DIR",
-                        help="an extra folder of cases (repeatable); KB_CASES is honoured too")
+    parser.add_argument(
+        "paths",
+        nargs="*",
+        metavar="PATH",
+        help="case files or folders (default: the bundled cases/)",
+    )
+    parser.add_argument(
+        "--cases",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="an extra folder of cases (repeatable); KB_CASES is honoured too",
+    )
     parser.set_defaults(func=run)
 
 

@@ -13,13 +13,23 @@ from dsl.diagnostics import render_all
 
 def add_cases_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--cases", action="append", default=[], metavar="DIR", type=Path,
+        "--cases",
+        action="append",
+        default=[],
+        metavar="DIR",
+        type=Path,
         help="add a folder of cases (repeatable); KB_CASES adds more, like PATH",
     )
-    parser.add_argument("--no-bundled", action="store_true",
-                        help="use only the --cases folders, not the bundled cases")
-    parser.add_argument("--no-cache", action="store_true",
-                        help="recompile every case instead of using the compile cache")
+    parser.add_argument(
+        "--no-bundled",
+        action="store_true",
+        help="use only the --cases folders, not the bundled cases",
+    )
+    parser.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="recompile every case instead of using the compile cache",
+    )
 
 
 def case_roots(args: argparse.Namespace) -> list[Path]:
@@ -34,7 +44,10 @@ def load_kb(args: argparse.Namespace) -> KnowledgeBase:
     if kb.diagnostics:
         errors = [d for d in kb.diagnostics if d.severity.value == "error"]
         if errors:
-            print(f"kb: {len(errors)} problem(s) in case files; cases that do not compile "
-                  "are left out (run `kb check` for details)", file=sys.stderr)
+            print(
+                f"kb: {len(errors)} problem(s) in case files; cases that do not compile "
+                "are left out (run `kb check` for details)",
+                file=sys.stderr,
+            )
             print(render_all(errors[:5], kb.sources), file=sys.stderr)
     return kb

@@ -17,18 +17,27 @@ EXIT_MATCH, EXIT_NO_MATCH, EXIT_USAGE = 0, 1, 2
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
-        "diagnose", help="rank the known cases that match an evidence folder",
+        "diagnose",
+        help="rank the known cases that match an evidence folder",
         description="Read an evidence folder, archive, file or - (stdin) and rank the known "
         "cases that match. Exit 0: a case matched; 1: none matched; 2: usage error.",
     )
-    p.add_argument("--evidence", "-e", required=True, metavar="PATH",
-                   help="folder, .tar/.tar.gz/.tgz/.zip archive, single file, or - for stdin")
+    p.add_argument(
+        "--evidence",
+        "-e",
+        required=True,
+        metavar="PATH",
+        help="folder, .tar/.tar.gz/.tgz/.zip archive, single file, or - for stdin",
+    )
     add_cases_option(p)
     p.add_argument("--format", "-f", choices=("text", "json", "markdown"), default="text")
     p.add_argument("--case", metavar="ID", help="check this one case only")
     p.add_argument("--workers", type=int, default=None, help="processes for large folders")
-    p.add_argument("--no-summary", action="store_true",
-                   help="text format: leave out the summary of what was read")
+    p.add_argument(
+        "--no-summary",
+        action="store_true",
+        help="text format: leave out the summary of what was read",
+    )
     p.set_defaults(func=run)
 
 

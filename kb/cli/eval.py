@@ -22,23 +22,43 @@ from kb.evaluation import LEVELS, Evaluation, evaluate
 
 FLOOR_FILE = DEFAULT_CASES.parent / "pyproject.toml"
 # figure -> whether it must stay at or above (True) or at or below (False) its bound
-BOUNDS = {"top1": True, "top3": True, "top1_likely_or_better": True,
-          "near_miss_likely_or_better": False, "near_miss_confirmed": False}
+BOUNDS = {
+    "top1": True,
+    "top3": True,
+    "top1_likely_or_better": True,
+    "near_miss_likely_or_better": False,
+    "near_miss_confirmed": False,
+}
 
 
 def register(subparsers: Any) -> None:
     p = subparsers.add_parser(
-        "eval", help="measure the cases on the real incidents among their fixtures",
+        "eval",
+        help="measure the cases on the real incidents among their fixtures",
         description="Diagnose every real-incident fixture (a fixture folder with an "
         "incident.yaml) with the whole knowledge base and report top-1/top-3 accuracy, "
-        "near-miss false positives per level and a confusion table.")
+        "near-miss false positives per level and a confusion table.",
+    )
     p.add_argument("--format", choices=("text", "json"), default="text")
-    p.add_argument("--case", action="append", default=[], metavar="ID",
-                   help="only the incidents stored under this case (repeatable)")
-    p.add_argument("--check", action="store_true",
-                   help="exit 1 when a figure is past its bound in [tool.kb.eval] of --floors")
-    p.add_argument("--floors", type=Path, default=FLOOR_FILE, metavar="TOML",
-                   help="the file holding [tool.kb.eval] (default: the project's pyproject.toml)")
+    p.add_argument(
+        "--case",
+        action="append",
+        default=[],
+        metavar="ID",
+        help="only the incidents stored under this case (repeatable)",
+    )
+    p.add_argument(
+        "--check",
+        action="store_true",
+        help="exit 1 when a figure is past its bound in [tool.kb.eval] of --floors",
+    )
+    p.add_argument(
+        "--floors",
+        type=Path,
+        default=FLOOR_FILE,
+        metavar="TOML",
+        help="the file holding [tool.kb.eval] (default: the project's pyproject.toml)",
+    )
     p.add_argument("-v", "--verbose", action="store_true", help="one line per incident")
     add_cases_option(p)
     p.set_defaults(func=run)
@@ -51,8 +71,9 @@ def read_bounds(path: Path) -> dict[str, float]:
     except (OSError, tomllib.TOMLDecodeError) as exc:
         raise ValueError(f"cannot read {path}: {exc}") from exc
     table = data.get("tool", {}).get("kb", {}).get("eval", {})
-    return {k.replace("-", "_"): float(v) for k, v in table.items()
-            if k.replace("-", "_") in BOUNDS}
+    return {
+        k.replace("-", "_"): float(v) for k, v in table.items() if k.replace("-", "_") in BOUNDS
+    }
 
 
 def breaches(figures: dict[str, Any], bounds: dict[str, float]) -> list[str]:
@@ -72,9 +93,12 @@ def _pct(x: float) -> str:
 
 def render_text(ev: Evaluation, verbose: bool) -> str:
     f = ev.figures()
-    out = [f"Real incidents: {f['incidents']} from {f['threads']} public threads "
-           f"({f['covered']} of a known case, {f['uncovered']} of a kind no case covers, "
-           f"{f['near_misses']} near misses)", ""]
+    out = [
+        f"Real incidents: {f['incidents']} from {f['threads']} public threads "
+        f"({f['covered']} of a known case, {f['uncovered']} of a kind no case covers, "
+        f"{f['near_misses']} near misses)",
+        "",
+    ]
     out.append(f"  top-1 (right case named first)        {_pct(f['top1'])}")
     out.append(f"  top-1 at likely or better             {_pct(f['top1_likely_or_better'])}")
     out.append(f"  top-3                                 {_pct(f['top3'])}")
@@ -83,13 +107,16 @@ def render_text(ev: Evaluation, verbose: bool) -> str:
     levels = ", ".join(f"{lv} {f['near_miss_levels'][lv]}" for lv in LEVELS)
     out.append(f"  level the resembled case reached      {levels}")
     if f["uncovered"]:
-        out.append(f"  uncovered kinds left silent           {f['uncovered_silent']} of "
-                   f"{f['uncovered']}")
+        out.append(
+            f"  uncovered kinds left silent           {f['uncovered_silent']} of {f['uncovered']}"
+        )
     out += ["", "Per case (incidents: named first / at likely+ / in top 3; near misses at likely+)"]
     for case_id, row in ev.per_case().items():
-        out.append(f"  {case_id:<42} {row['first']:>2}/{row['incidents']:<2} first, "
-                   f"{row['first_likely']:>2} likely+, {row['top3']:>2} top-3; "
-                   f"near misses {row['near_misses_likely']}/{row['near_misses']} likely+")
+        out.append(
+            f"  {case_id:<42} {row['first']:>2}/{row['incidents']:<2} first, "
+            f"{row['first_likely']:>2} likely+, {row['top3']:>2} top-3; "
+            f"near misses {row['near_misses_likely']}/{row['near_misses']} likely+"
+        )
     out += ["", "Confusion (expected → named first)"]
     for expected, named in ev.confusion().items():
         cells = ", ".join(f"{k} {n}" for k, n in sorted(named.items(), key=lambda kv: -kv[1]))
@@ -99,10 +126,14 @@ def render_text(ev: Evaluation, verbose: bool) -> str:
         for r in ev.results:
             mark = ("✔" if r.top1 else "✘") if r.expected else ("✔" if r.silent else "✘")
             got = ", ".join(f"{c} ({lv})" for c, lv, _ in r.ranked[:3]) or "nothing"
-            near = f"; resembles {r.near_miss_of}: {r.level_of(r.near_miss_of)}" \
-                if r.near_miss_of else ""
-            out.append(f"  {mark} {r.incident.name}: expected {r.expected or 'none'}; "
-                       f"named {got}{near}")
+            near = (
+                f"; resembles {r.near_miss_of}: {r.level_of(r.near_miss_of)}"
+                if r.near_miss_of
+                else ""
+            )
+            out.append(
+                f"  {mark} {r.incident.name}: expected {r.expected or 'none'}; named {got}{near}"
+            )
     for problem in ev.problems:
         out.append(f"problem: {problem.path}: {problem.message}")
     return "\n".join(out)
@@ -114,12 +145,17 @@ def render_json(ev: Evaluation) -> str:
         "figures": ev.figures(),
         "per_case": ev.per_case(),
         "confusion": ev.confusion(),
-        "incidents": [{
-            "fixture": r.incident.name, "source": r.incident.meta.source,
-            "status": r.incident.meta.status, "expected": r.expected,
-            "near_miss_of": r.near_miss_of,
-            "named": [{"id": c, "level": lv, "score": s} for c, lv, s in r.ranked],
-        } for r in ev.results],
+        "incidents": [
+            {
+                "fixture": r.incident.name,
+                "source": r.incident.meta.source,
+                "status": r.incident.meta.status,
+                "expected": r.expected,
+                "near_miss_of": r.near_miss_of,
+                "named": [{"id": c, "level": lv, "score": s} for c, lv, s in r.ranked],
+            }
+            for r in ev.results
+        ],
         "problems": [{"path": p.path, "message": p.message} for p in ev.problems],
     }
     return json.dumps(doc, indent=2, ensure_ascii=False)

@@ -24,15 +24,26 @@ from dsl.parser import CaseSyntaxError
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
-        "fmt", help="format case files",
+        "fmt",
+        help="format case files",
         description="Rewrite case files in the one canonical layout.",
     )
-    parser.add_argument("paths", nargs="*", metavar="PATH",
-                        help="case files or folders (default: the bundled cases/)")
-    parser.add_argument("--check", action="store_true",
-                        help="write nothing; list files that would change and exit 1 if any")
-    parser.add_argument("--diff", action="store_true",
-                        help="write nothing; print a unified diff of the changes (implies --check)")
+    parser.add_argument(
+        "paths",
+        nargs="*",
+        metavar="PATH",
+        help="case files or folders (default: the bundled cases/)",
+    )
+    parser.add_argument(
+        "--check",
+        action="store_true",
+        help="write nothing; list files that would change and exit 1 if any",
+    )
+    parser.add_argument(
+        "--diff",
+        action="store_true",
+        help="write nothing; print a unified diff of the changes (implies --check)",
+    )
     parser.set_defaults(func=run)
 
 
@@ -57,8 +68,10 @@ def _formatted(path: Path) -> tuple[str | None, str | None]:
     try:
         text = path.read_bytes().decode("utf-8")
     except (OSError, UnicodeDecodeError) as err:
-        print(render(Diagnostic(path=shown, message=f"cannot read: {err}", code="io"), None),
-              file=sys.stderr)
+        print(
+            render(Diagnostic(path=shown, message=f"cannot read: {err}", code="io"), None),
+            file=sys.stderr,
+        )
         return None, None
     try:
         return text, format_text(text, shown)
@@ -83,9 +96,14 @@ def run(args: argparse.Namespace) -> int:
             continue
         changed += 1
         if args.diff:
-            sys.stdout.writelines(difflib.unified_diff(
-                (original or "").splitlines(keepends=True), new.splitlines(keepends=True),
-                fromfile=f"{path} (original)", tofile=f"{path} (formatted)"))
+            sys.stdout.writelines(
+                difflib.unified_diff(
+                    (original or "").splitlines(keepends=True),
+                    new.splitlines(keepends=True),
+                    fromfile=f"{path} (original)",
+                    tofile=f"{path} (formatted)",
+                )
+            )
         if check:
             print(f"would reformat {path}")
             continue

@@ -22,18 +22,33 @@ KEBAB = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")  # fullmatch: `$` would let a trai
 
 def register(subparsers: Any) -> None:
     p = subparsers.add_parser(
-        "new", help="start a new case folder (optionally drafted from real evidence)",
+        "new",
+        help="start a new case folder (optionally drafted from real evidence)",
         description="Create cases/<id>/ with a commented case.kb and fixtures/positive and "
         "fixtures/negative folders. With --from-evidence, copy the evidence in (redacted) as "
-        "the first positive fixture and draft evidence queries from its error lines.")
+        "the first positive fixture and draft evidence queries from its error lines.",
+    )
     p.add_argument("case_id", metavar="CASE-ID", help="kebab-case id, e.g. nccl-ib-retry-exceeded")
-    p.add_argument("--from-evidence", metavar="PATH", type=Path,
-                   help="an evidence folder, log file or .tar/.tar.gz/.zip archive")
-    p.add_argument("--fixture-name", metavar="NAME",
-                   help="name of the positive fixture folder (default: from PATH)")
-    p.add_argument("--cases", action="append", default=[], metavar="DIR", type=Path,
-                   help="the case folder to create the case in (default: ./cases, else the "
-                   "bundled cases); KB_CASES folders are searched for duplicate ids")
+    p.add_argument(
+        "--from-evidence",
+        metavar="PATH",
+        type=Path,
+        help="an evidence folder, log file or .tar/.tar.gz/.zip archive",
+    )
+    p.add_argument(
+        "--fixture-name",
+        metavar="NAME",
+        help="name of the positive fixture folder (default: from PATH)",
+    )
+    p.add_argument(
+        "--cases",
+        action="append",
+        default=[],
+        metavar="DIR",
+        type=Path,
+        help="the case folder to create the case in (default: ./cases, else the "
+        "bundled cases); KB_CASES folders are searched for duplicate ids",
+    )
     p.set_defaults(func=run)
 
 
@@ -65,8 +80,10 @@ def run(args: argparse.Namespace) -> int:
     if len(case_id) > MAX_ID:
         return _fail(f"case id `{case_id[:40]}…` is {len(case_id)} characters; at most {MAX_ID}")
     if not KEBAB.fullmatch(case_id):
-        return _fail(f"case id `{case_id}` is not kebab-case: lower-case letters and digits "
-                     f"joined by `-`, e.g. `{_slug(case_id).replace('.', '-')}`")
+        return _fail(
+            f"case id `{case_id}` is not kebab-case: lower-case letters and digits "
+            f"joined by `-`, e.g. `{_slug(case_id).replace('.', '-')}`"
+        )
     root = _target_root(args)
     clash = _existing(case_id, root)
     if clash is not None:
@@ -84,8 +101,10 @@ def run(args: argparse.Namespace) -> int:
 
             (folder / "case.kb").write_text(blank_case(case_id), encoding="utf-8")
             print(f"created {folder}/case.kb and empty fixtures/positive/, fixtures/negative/")
-            print("next: add evidence folders, write the TODOs, then `kb check` and "
-                  f"`kb test {case_id}` (see CONTRIBUTING.md)")
+            print(
+                "next: add evidence folders, write the TODOs, then `kb check` and "
+                f"`kb test {case_id}` (see CONTRIBUTING.md)"
+            )
             return 0
         return _draft(args, case_id, folder, evidence)
     except OSError as exc:
@@ -95,8 +114,9 @@ def run(args: argparse.Namespace) -> int:
         shutil.rmtree(folder, ignore_errors=True)
         if not isinstance(exc, Exception):
             raise  # Ctrl-C: the folder is gone, the interrupt goes on
-        return _fail(f"internal error drafting the case (nothing was kept): "
-                     f"{type(exc).__name__}: {exc}")
+        return _fail(
+            f"internal error drafting the case (nothing was kept): {type(exc).__name__}: {exc}"
+        )
 
 
 def _draft(args: argparse.Namespace, case_id: str, folder: Path, evidence: Path) -> int:
@@ -111,20 +131,27 @@ def _draft(args: argparse.Namespace, case_id: str, folder: Path, evidence: Path)
         (folder / "fixtures" / "positive" / name).rename(fixture)
     if not report.written:
         shutil.rmtree(folder, ignore_errors=True)
-        return _fail(f"no readable text files in {evidence}"
-                     + "".join(f"\n  skipped {s}" for s in report.skipped))
-    text, queries = draft_from_fixture(case_id, str(fixture), report.written,
-                                       source=f"fixtures/positive/{fixture.name}")
+        return _fail(
+            f"no readable text files in {evidence}"
+            + "".join(f"\n  skipped {s}" for s in report.skipped)
+        )
+    text, queries = draft_from_fixture(
+        case_id, str(fixture), report.written, source=f"fixtures/positive/{fixture.name}"
+    )
     (folder / "case.kb").write_text(text, encoding="utf-8")
     r = report.redactor
     print(f"created {folder}/case.kb")
-    print(f"copied {len(report.written)} file(s) ({report.size // 1024} KB) to "
-          f"fixtures/positive/{fixture.name}/, redacted: {len(set(r.hosts.values()))} host(s), "
-          f"{len(r.ipv4) + len(r.ipv6)} address(es), {r.secrets} secret(s)")
+    print(
+        f"copied {len(report.written)} file(s) ({report.size // 1024} KB) to "
+        f"fixtures/positive/{fixture.name}/, redacted: {len(set(r.hosts.values()))} host(s), "
+        f"{len(r.ipv4) + len(r.ipv6)} address(es), {r.secrets} secret(s)"
+    )
     for s in report.skipped:
         print(f"  skipped {s}")
-    print(f"drafted {len(queries)} evidence quer{'y' if len(queries) == 1 else 'ies'}: "
-          + ", ".join(q.name for q in queries))
+    print(
+        f"drafted {len(queries)} evidence quer{'y' if len(queries) == 1 else 'ies'}: "
+        + ", ".join(q.name for q in queries)
+    )
     print("review the copied files for anything else private before committing")
     return _self_test(case_id, folder)
 
@@ -139,10 +166,16 @@ def _self_test(case_id: str, folder: Path) -> int:
     if compiled is None:
         print("the draft does not compile yet: run `kb check` on it", file=sys.stderr)
         return 1
-    problems = [p for spec in fixtures_of(compiled.case) if spec.positive
-                for p in check_fixture(spec, roots).problems]
+    problems = [
+        p
+        for spec in fixtures_of(compiled.case)
+        if spec.positive
+        for p in check_fixture(spec, roots).problems
+    ]
     for p in problems:
         print(f"note: {p}", file=sys.stderr)
-    print("next: write the TODOs, add a near-miss negative fixture, then `kb check` and "
-          f"`kb test {case_id}`")
+    print(
+        "next: write the TODOs, add a near-miss negative fixture, then `kb check` and "
+        f"`kb test {case_id}`"
+    )
     return 1 if problems else 0

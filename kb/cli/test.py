@@ -18,10 +18,12 @@ MAX_LINES = 5
 
 def register(subparsers: Any) -> None:
     p = subparsers.add_parser(
-        "test", help="run the fixture tests of cases",
+        "test",
+        help="run the fixture tests of cases",
         description="Diagnose every fixture folder of the named cases (all cases if none) "
         "and compare with what each must yield. Exit 0: all passed; 1: a fixture failed; "
-        "2: usage error (unknown case id).")
+        "2: usage error (unknown case id).",
+    )
     p.add_argument("case_ids", nargs="*", metavar="CASE-ID", help="cases to test (default: all)")
     add_cases_option(p)
     p.set_defaults(func=run)
@@ -74,9 +76,12 @@ def run(args: argparse.Namespace) -> int:
     known = {c.case.id: c.case for c in kb.cases}
     unknown = [i for i in args.case_ids if i not in known]
     if unknown:
-        print(f"kb test: unknown case id(s): {', '.join(unknown)}; known: "
-              f"{', '.join(sorted(known)) or 'none'} (a case that does not compile is left "
-              "out: run `kb check`)", file=sys.stderr)
+        print(
+            f"kb test: unknown case id(s): {', '.join(unknown)}; known: "
+            f"{', '.join(sorted(known)) or 'none'} (a case that does not compile is left "
+            "out: run `kb check`)",
+            file=sys.stderr,
+        )
         return 2
     roots = tuple(str(p) for p in case_roots(args))
     passed = failed = gaps = 0
@@ -89,8 +94,9 @@ def run(args: argparse.Namespace) -> int:
             try:
                 outcome = check_fixture(spec, roots)
             except Exception as exc:  # unreadable evidence fails the fixture, not the command
-                outcome = FixtureOutcome(spec, problems=[f"cannot diagnose: "
-                                                         f"{type(exc).__name__}: {exc}"])
+                outcome = FixtureOutcome(
+                    spec, problems=[f"cannot diagnose: {type(exc).__name__}: {exc}"]
+                )
             print("\n".join(describe(outcome)))
             if outcome.known_gap:
                 gaps += 1

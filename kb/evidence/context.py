@@ -163,8 +163,9 @@ class FileContext:
         self._pending.clear()
 
     def __post_init__(self) -> None:
-        self.suspects = SuspiciousLines(self.facts.suspicious, self.limits.suspicious_per_file,
-                                        self.line, self.evidence)
+        self.suspects = SuspiciousLines(
+            self.facts.suspicious, self.limits.suspicious_per_file, self.line, self.evidence
+        )
 
     def suspicious(self, line: Line, source: str, rank: int | None = _NO_RANK) -> None:
         """Records an error/warning line once (`SuspiciousLines`); `rank` overrides the

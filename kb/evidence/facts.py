@@ -229,7 +229,6 @@ class Facts:
         return {f.kind for f in self.files}
 
 
-
 def dump_json(obj: object, indent: int | None = None) -> str:
     """A fact tree (facts, bundles) as JSON; integer keys (ranks) become strings."""
     return json.dumps(dataclasses.asdict(obj), indent=indent, ensure_ascii=False)  # type: ignore[call-overload]

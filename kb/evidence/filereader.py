@@ -33,8 +33,14 @@ from kb.evidence.unwrap import MAX_BYTES as UNWRAP_MAX
 from kb.evidence.unwrap import unwrap
 
 SUBSET_FROM = 8 << 20  # files at least this large are scanned only for patterns that count there
-__all__ = ["UNWRAP_MAX", "FileResult", "LogPattern", "check_patterns", "compile_patterns",
-           "read_file"]
+__all__ = [
+    "UNWRAP_MAX",
+    "FileResult",
+    "LogPattern",
+    "check_patterns",
+    "compile_patterns",
+    "read_file",
+]
 
 
 @dataclass(kw_only=True)
@@ -85,8 +91,11 @@ def read_file(
     try:
         stream = f.open()  # an archive member's header is read here: corrupt ones fail too
     except READ_ERRORS as exc:
-        reason = skip_reason(exc) if not isinstance(exc, OSError) or isinstance(
-            exc, PermissionError) else f"unreadable: {exc.strerror or exc}"
+        reason = (
+            skip_reason(exc)
+            if not isinstance(exc, OSError) or isinstance(exc, PermissionError)
+            else f"unreadable: {exc.strerror or exc}"
+        )
         result.skipped.append(SkippedFile(path=f.display, reason=reason))
         return result
     try:
@@ -143,9 +152,13 @@ def _read(
         if len(data) <= limits.whole_file_max:
             size, lines = _read_whole(data, kind, f, ctx, result, patterns, from_tail)
         else:
-            result.skipped.append(SkippedFile(
-                path=f.display, reason=f"too large for {kind} (over {limits.whole_file_max} "
-                "bytes); scanned as a text log instead"))
+            result.skipped.append(
+                SkippedFile(
+                    path=f.display,
+                    reason=f"too large for {kind} (over {limits.whole_file_max} "
+                    "bytes); scanned as a text log instead",
+                )
+            )
             kind, body = "text-log", PrefixedStream(data, stream)
     if not issubclass(SOURCES[kind], WholeFileSource):
         compiled = compile_patterns(_wanted(patterns, kind, f), progress=not from_tail)
@@ -161,8 +174,15 @@ def _read(
     result.world_size = max(ctx.world_sizes) if ctx.world_sizes else None
 
 
-def _read_whole(data: bytes, kind: str, f: InputFile, ctx: FileContext, result: FileResult,
-                patterns: tuple[LogPattern, ...], from_tail: bool) -> tuple[int, int]:
+def _read_whole(
+    data: bytes,
+    kind: str,
+    f: InputFile,
+    ctx: FileContext,
+    result: FileResult,
+    patterns: tuple[LogPattern, ...],
+    from_tail: bool,
+) -> tuple[int, int]:
     """A whole-file kind (pip freeze, nvidia-smi…): parsed at once, then scanned for the
     case patterns only. Returns (bytes, lines)."""
     cls = cast(type[WholeFileSource], SOURCES[kind])
@@ -175,8 +195,15 @@ def _read_whole(data: bytes, kind: str, f: InputFile, ctx: FileContext, result: 
     return len(data), text.count("\n") + (0 if not text or text.endswith("\n") else 1)
 
 
-def _read_lines(body: ByteStream, stream: ByteStream, f: InputFile, ctx: FileContext,
-                result: FileResult, compiled: Compiled, from_tail: bool) -> tuple[int, int]:
+def _read_lines(
+    body: ByteStream,
+    stream: ByteStream,
+    f: InputFile,
+    ctx: FileContext,
+    result: FileResult,
+    compiled: Compiled,
+    from_tail: bool,
+) -> tuple[int, int]:
     """A line kind: one scan for every line source and case pattern. Returns (bytes, lines)."""
     if f.size <= UNWRAP_MAX:
         # a small paste: join the lines a terminal wrapped (numbering kept, see unwrap.py)

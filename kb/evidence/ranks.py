@@ -61,7 +61,9 @@ def path_hints(display: str) -> PathHints:
             m = _PATH_RANK.search(comp)
             if m:
                 rank = int(m.group(1))
-            elif comp.isdigit() and len(comp) <= 9 and i > 0 and _ATTEMPT.match(parts[i - 1].lower()):
+            elif (
+                comp.isdigit() and len(comp) <= 9 and i > 0 and _ATTEMPT.match(parts[i - 1].lower())
+            ):
                 local = int(comp)
     return PathHints(rank=rank, node=node, node_index=node_index, local_rank=local)
 

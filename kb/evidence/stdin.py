@@ -35,8 +35,9 @@ def spool_stdin(limits: Limits, skipped: list[SkippedFile]) -> InputFile:
         copied = _drop_cut_line(spool, copied)
         skipped.append(
             SkippedFile(
-                path="<stdin>", reason=f"too large: only the first {copied} bytes read "
-                f"(whole lines up to the {limits.stdin_max}-byte limit)"
+                path="<stdin>",
+                reason=f"too large: only the first {copied} bytes read "
+                f"(whole lines up to the {limits.stdin_max}-byte limit)",
             )
         )
     spool.seek(0)

@@ -93,7 +93,13 @@ def _packages(f: Facts) -> list[str]:
 def _driver_label(f: Facts) -> str:
     """npu-smi fills the same field with the Ascend driver's version (24.1.rc2)."""
     kinds = {d.kind for d in f.devices}
-    return "Ascend NPU driver" if kinds == {"npu"} else "NVIDIA driver" if kinds == {"gpu"} else "driver"
+    return (
+        "Ascend NPU driver"
+        if kinds == {"npu"}
+        else "NVIDIA driver"
+        if kinds == {"gpu"}
+        else "driver"
+    )
 
 
 def _env(f: Facts) -> list[str]:

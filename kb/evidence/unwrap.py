@@ -62,8 +62,10 @@ def unwrap(data: bytes) -> bytes:
             i += 1
             continue
         cut = (terminal and len(line) == terminal) or (
-            len(line) >= MIN_WIDTH // 2 and _ENDS_IN_NUMBER.search(line)
-            and _GOES_ON_WITH_DIGITS.match(nxt))
+            len(line) >= MIN_WIDTH // 2
+            and _ENDS_IN_NUMBER.search(line)
+            and _GOES_ON_WITH_DIGITS.match(nxt)
+        )
         if not cut:
             i += 1
             continue
@@ -71,8 +73,14 @@ def unwrap(data: bytes) -> bytes:
         out[i + 1] = b""
         # a line wrapped twice goes on in the next one; the emptied line keeps the count
         j = i + 2
-        while (terminal and len(out[i]) % terminal == 0 and j < len(out) and out[j].strip()
-               and not _STARTS.match(out[j]) and len(out[j - 1]) == 0):
+        while (
+            terminal
+            and len(out[i]) % terminal == 0
+            and j < len(out)
+            and out[j].strip()
+            and not _STARTS.match(out[j])
+            and len(out[j - 1]) == 0
+        ):
             out[i] += out[j].rstrip(b"\r")
             out[j] = b""
             j += 1

@@ -53,7 +53,12 @@ def lint_cases(cases: list[m.Case], rules: list[str] | None = None) -> list[Diag
             try:
                 out.extend(rule.check(case, cases))
             except Exception as exc:  # a rule's bug is reported, not raised
-                out.append(Diagnostic.at(case.span, f"lint rule {rule.code} failed on "
-                                         f"`{case.id}`: {type(exc).__name__}: {exc}",
-                                         code="lint/internal", severity=Severity.WARNING))
+                out.append(
+                    Diagnostic.at(
+                        case.span,
+                        f"lint rule {rule.code} failed on `{case.id}`: {type(exc).__name__}: {exc}",
+                        code="lint/internal",
+                        severity=Severity.WARNING,
+                    )
+                )
     return out

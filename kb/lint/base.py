@@ -26,8 +26,13 @@ class Rule:
         raise NotImplementedError
 
     def report(self, span: Span, message: str, help: str | None = None) -> Diagnostic:
-        return Diagnostic.at(span, message, code=self.code, severity=self.severity,
-                             help=help if help is not None else self.help)
+        return Diagnostic.at(
+            span,
+            message,
+            code=self.code,
+            severity=self.severity,
+            help=help if help is not None else self.help,
+        )
 
 
 def is_placeholder(text: str | None) -> bool:

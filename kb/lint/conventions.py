@@ -20,10 +20,42 @@ KEBAB = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 SLUG = re.compile(r"^[a-z0-9]+([.-][a-z0-9]+)*$")  # kebab-case; dots allowed for versions
 
 KNOWN_COMPONENTS: set[str] = {
-    "accelerate", "apex", "docker", "kubernetes", "ray", "efa", "infiniband", "roce", "bitsandbytes", "cann", "colossalai", "cuda", "deepspeed", "driver",
-    "fsdp", "gloo", "hccl", "horovod", "jax", "lightning", "megatron", "mpi", "nccl", "peft",
-    "python", "rccl", "rocm", "slurm", "torch", "torch-npu", "torchrun", "transformers", "trl",
-    "ucx", "vllm", "xla",
+    "accelerate",
+    "apex",
+    "docker",
+    "kubernetes",
+    "ray",
+    "efa",
+    "infiniband",
+    "roce",
+    "bitsandbytes",
+    "cann",
+    "colossalai",
+    "cuda",
+    "deepspeed",
+    "driver",
+    "fsdp",
+    "gloo",
+    "hccl",
+    "horovod",
+    "jax",
+    "lightning",
+    "megatron",
+    "mpi",
+    "nccl",
+    "peft",
+    "python",
+    "rccl",
+    "rocm",
+    "slurm",
+    "torch",
+    "torch-npu",
+    "torchrun",
+    "transformers",
+    "trl",
+    "ucx",
+    "vllm",
+    "xla",
 }
 
 
@@ -37,8 +69,11 @@ class TagNotKebabCase(Rule):
             for index, word in enumerate(words):
                 if not KEBAB.match(word):
                     fixed = re.sub(r"[^a-z0-9]+", "-", word.lower()).strip("-")
-                    yield self.report(case.item_span(field_name, index), f"{field_name[:-1]} `{word}` is not kebab-case",
-                                      help=f"write `{fixed}`" if fixed else None)
+                    yield self.report(
+                        case.item_span(field_name, index),
+                        f"{field_name[:-1]} `{word}` is not kebab-case",
+                        help=f"write `{fixed}`" if fixed else None,
+                    )
 
 
 class UnknownComponent(Rule):
@@ -51,9 +86,15 @@ class UnknownComponent(Rule):
             if name.upper().startswith("TODO") or name in KNOWN_COMPONENTS:
                 continue
             near = difflib.get_close_matches(name, sorted(KNOWN_COMPONENTS), n=1)
-            yield self.report(case.item_span("components", index), f"component `{name}` is not a known component",
-                              help=(f"did you mean `{near[0]}`?" if near else
-                                    "add it to KNOWN_COMPONENTS in kb/lint/conventions.py"))
+            yield self.report(
+                case.item_span("components", index),
+                f"component `{name}` is not a known component",
+                help=(
+                    f"did you mean `{near[0]}`?"
+                    if near
+                    else "add it to KNOWN_COMPONENTS in kb/lint/conventions.py"
+                ),
+            )
 
 
 class FixtureNameNotKebabCase(Rule):
@@ -69,5 +110,6 @@ class FixtureNameNotKebabCase(Rule):
         for spec in fixtures_of(case):
             name = spec.path.rpartition("/")[2]
             if not SLUG.match(name):
-                yield self.report(case.fixture_span(spec.path),
-                                  f"fixture folder `{spec.path}` is not kebab-case")
+                yield self.report(
+                    case.fixture_span(spec.path), f"fixture folder `{spec.path}` is not kebab-case"
+                )

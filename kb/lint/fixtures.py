@@ -16,8 +16,10 @@ class MissingFixture(Rule):
     code = "lint/missing-fixture"
     severity = Severity.WARNING
     description = "The case has no positive or no negative fixture folder on disk."
-    help = ("add real evidence under fixtures/positive/<name>/ and a near miss under "
-            "fixtures/negative/<name>/ (see CONTRIBUTING.md)")
+    help = (
+        "add real evidence under fixtures/positive/<name>/ and a near miss under "
+        "fixtures/negative/<name>/ (see CONTRIBUTING.md)"
+    )
 
     def check(self, case: m.Case, cases: list[m.Case]) -> Iterator[Diagnostic]:
         if not case.folder:
@@ -26,8 +28,10 @@ class MissingFixture(Rule):
         for kind in ("positive", "negative"):
             base = root / kind
             if not base.is_dir() or not any(p.is_dir() for p in base.iterdir()):
-                yield self.report(case.span, f"case `{case.id}` has no {kind} fixture folder "
-                                  f"(fixtures/{kind}/<name>/)")
+                yield self.report(
+                    case.span,
+                    f"case `{case.id}` has no {kind} fixture folder (fixtures/{kind}/<name>/)",
+                )
 
 
 def _roles(case: m.Case) -> tuple[set[str], set[str]]:
@@ -56,7 +60,9 @@ class EvidenceNeverHit(Rule):
 
     code = "lint/evidence-never-hit"
     severity = Severity.WARNING
-    description = "An evidence query that speaks for the case holds on none of its positive fixtures."
+    description = (
+        "An evidence query that speaks for the case holds on none of its positive fixtures."
+    )
     help = "add a positive fixture that shows it, or fix the query (is the regex too strict?)"
 
     def check(self, case: m.Case, cases: list[m.Case]) -> Iterator[Diagnostic]:
@@ -66,8 +72,11 @@ class EvidenceNeverHit(Rule):
         speaks_for, _ = _roles(case)
         for q in case.queries:
             if q.name in speaks_for and not any(r.truths.get(q.name) == "true" for r in runs):
-                yield self.report(q.span, f"evidence `{q.name}` holds on none of the "
-                                  f"{len(runs)} positive fixture(s) of `{case.id}`")
+                yield self.report(
+                    q.span,
+                    f"evidence `{q.name}` holds on none of the "
+                    f"{len(runs)} positive fixture(s) of `{case.id}`",
+                )
 
 
 class RuleOutNeverHit(Rule):
@@ -90,16 +99,21 @@ class RuleOutNeverHit(Rule):
         _, against = _roles(case)
         for q in case.queries:
             if q.name in against and not any(r.truths.get(q.name) == "true" for r in runs):
-                yield self.report(q.span, f"rule-out evidence `{q.name}` holds on none of the "
-                                  f"{len(runs)} negative fixture(s) of `{case.id}`")
+                yield self.report(
+                    q.span,
+                    f"rule-out evidence `{q.name}` holds on none of the "
+                    f"{len(runs)} negative fixture(s) of `{case.id}`",
+                )
 
 
 class ShadowedCase(Rule):
     code = "lint/shadowed-case"
     severity = Severity.ERROR
     description = "Another case ranks first on one of this case's own positive fixtures."
-    help = ("make the queries more specific, or declare `specializes [other]` when this case "
-            "refines the other one")
+    help = (
+        "make the queries more specific, or declare `specializes [other]` when this case "
+        "refines the other one"
+    )
 
     def check(self, case: m.Case, cases: list[m.Case]) -> Iterator[Diagnostic]:
         for run in fixture_runs(case):
@@ -112,9 +126,12 @@ class ShadowedCase(Rule):
             if first in case.specializes:
                 continue
             own = dict(run.ranking)[case.id]
-            yield self.report(case.fixture_span(run.path), f"on its positive fixture "
-                              f"`{run.path}`, `{first}` "
-                              f"ranks first ({score:.2f} vs {own:.2f})")
+            yield self.report(
+                case.fixture_span(run.path),
+                f"on its positive fixture "
+                f"`{run.path}`, `{first}` "
+                f"ranks first ({score:.2f} vs {own:.2f})",
+            )
 
 
 class FixtureNotRead(Rule):
@@ -125,6 +142,7 @@ class FixtureNotRead(Rule):
     def check(self, case: m.Case, cases: list[m.Case]) -> Iterator[Diagnostic]:
         for run in fixture_runs(case):
             if run.error:
-                yield self.report(case.fixture_span(run.path), f"fixture `{run.path}` could not "
-                                  "be read: "
-                                  f"{run.error}")
+                yield self.report(
+                    case.fixture_span(run.path),
+                    f"fixture `{run.path}` could not be read: {run.error}",
+                )

@@ -64,14 +64,20 @@ class PlaceholderText(Rule):
         for remedy in case.remedies:
             texts.append(("remedy title", remedy.title, remedy))
             for step in remedy.steps:
-                texts += [("step title", step.title, step), ("step why", step.why, step),
-                          ("step verify", step.verify, step)]
+                texts += [
+                    ("step title", step.title, step),
+                    ("step why", step.why, step),
+                    ("step verify", step.verify, step),
+                ]
         for what, text, node in texts:
-            if text is not None and (is_placeholder(text.en)
-                                     or (text.zh is not None and is_placeholder(text.zh))):
-                yield self.report(node.span, f"{what} is still a placeholder: "
-                                  f"{text.en.strip()[:60]!r}")
+            if text is not None and (
+                is_placeholder(text.en) or (text.zh is not None and is_placeholder(text.zh))
+            ):
+                yield self.report(
+                    node.span, f"{what} is still a placeholder: {text.en.strip()[:60]!r}"
+                )
         for q in case.queries:
             if isinstance(q, m.LogQuery) and is_placeholder(q.pattern.pattern):
-                yield self.report(q.pattern.span, f"evidence `{q.name}` pattern is still a "
-                                  "placeholder")
+                yield self.report(
+                    q.pattern.span, f"evidence `{q.name}` pattern is still a placeholder"
+                )

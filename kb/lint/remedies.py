@@ -13,11 +13,13 @@ class UnverifiedStep(Rule):
     code = "lint/unverified-step"
     severity = Severity.ERROR
     description = "A remedy step has neither `verify` nor `verify_run`."
-    help = "add `verify \"what you see when it worked\"` or a `verify_run` command"
+    help = 'add `verify "what you see when it worked"` or a `verify_run` command'
 
     def check(self, case: m.Case, cases: list[m.Case]) -> Iterator[Diagnostic]:
         for remedy in case.remedies:
             for step in remedy.steps:
                 if step.verify is None and not step.verify_commands:
-                    yield self.report(step.span, f"step {step.title.en!r} of remedy "
-                                      f"{remedy.title.en!r} has no verification")
+                    yield self.report(
+                        step.span,
+                        f"step {step.title.en!r} of remedy {remedy.title.en!r} has no verification",
+                    )

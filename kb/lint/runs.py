@@ -41,8 +41,14 @@ def _runs(case_id: str, folder: str) -> tuple[FixtureRun, ...]:
 
     roots = default_roots(Path(folder))
     kb = knowledge_base_for(roots)
-    compiled = next((c for c in kb.cases if c.case.id == case_id
-                     and Path(c.case.folder).resolve() == Path(folder)), None)
+    compiled = next(
+        (
+            c
+            for c in kb.cases
+            if c.case.id == case_id and Path(c.case.folder).resolve() == Path(folder)
+        ),
+        None,
+    )
     if compiled is None:
         return ()
     runs = []
@@ -58,8 +64,9 @@ def _runs(case_id: str, folder: str) -> tuple[FixtureRun, ...]:
     return tuple(runs)
 
 
-def _fill(run: FixtureRun, spec: FixtureSpec, roots: tuple[str, ...],
-          compiled: CompiledCase) -> None:
+def _fill(
+    run: FixtureRun, spec: FixtureSpec, roots: tuple[str, ...], compiled: CompiledCase
+) -> None:
     from kb.fixtures import check_fixture, knowledge_base_for
     from kb.match.diagnose import read_bundle, run_case
 
@@ -70,7 +77,8 @@ def _fill(run: FixtureRun, spec: FixtureSpec, roots: tuple[str, ...],
         return
     run.ranking = [(v.id, v.score) for v in diagnosis.matches]
     verdict = outcome.verdict or next(
-        (v for v in diagnosis.near_misses if v.id == spec.case_id), None)
+        (v for v in diagnosis.near_misses if v.id == spec.case_id), None
+    )
     if verdict is None:  # not among the matches or near misses: evaluate this case alone
         kb = knowledge_base_for(roots)
         verdict = run_case(compiled, read_bundle(kb, str(spec.folder), workers=1))

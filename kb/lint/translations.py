@@ -47,6 +47,8 @@ class UnpairedTranslation(Rule):
             return
         for what, text, node in paired_texts(case):
             if not text.zh:
-                yield self.report(text.span if text.span.line else node.span,
-                                  f"{what} has no `.zh` twin, but this case has Chinese text",
-                                  help="add the translation, e.g. `title.zh \"…\"`")
+                yield self.report(
+                    text.span if text.span.line else node.span,
+                    f"{what} has no `.zh` twin, but this case has Chinese text",
+                    help='add the translation, e.g. `title.zh "…"`',
+                )

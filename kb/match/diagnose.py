@@ -28,20 +28,41 @@ CLOSE_SCORES = 0.15
 DEFAULT_SITE = "http://127.0.0.1:8000"
 
 GENERIC_NEXT_STEPS: list[Missing] = [
-    Missing(query="nccl-debug", description="NCCL's own account of setup and failures",
-            commands=["export NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,P2P,NET",
-                      "export NCCL_DEBUG_FILE=nccl.%h.%p.log  # one file per process"]),
-    Missing(query="torch-debug", description="which collective each rank was running",
-            commands=["export TORCH_DISTRIBUTED_DEBUG=DETAIL",
-                      "export TORCH_NCCL_TRACE_BUFFER_SIZE=2000 TORCH_NCCL_DUMP_ON_TIMEOUT=1"]),
-    Missing(query="stacks", description="where every rank is stuck, while it hangs",
-            commands=["pip install py-spy && for p in $(pgrep -f train.py); do "
-                      "py-spy dump --pid $p > stack.$p.txt; done"]),
-    Missing(query="environment", description="versions, devices and links",
-            commands=["pip freeze > pip-freeze.txt", "accelerate env > accelerate-env.txt",
-                      "python -m torch.utils.collect_env > collect-env.txt",
-                      "nvidia-smi > nvidia-smi.txt && nvidia-smi topo -m > topo.txt",
-                      "env | grep -E '^(NCCL|TORCH|CUDA|HCCL|ASCEND)_' > env.txt"]),
+    Missing(
+        query="nccl-debug",
+        description="NCCL's own account of setup and failures",
+        commands=[
+            "export NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,P2P,NET",
+            "export NCCL_DEBUG_FILE=nccl.%h.%p.log  # one file per process",
+        ],
+    ),
+    Missing(
+        query="torch-debug",
+        description="which collective each rank was running",
+        commands=[
+            "export TORCH_DISTRIBUTED_DEBUG=DETAIL",
+            "export TORCH_NCCL_TRACE_BUFFER_SIZE=2000 TORCH_NCCL_DUMP_ON_TIMEOUT=1",
+        ],
+    ),
+    Missing(
+        query="stacks",
+        description="where every rank is stuck, while it hangs",
+        commands=[
+            "pip install py-spy && for p in $(pgrep -f train.py); do "
+            "py-spy dump --pid $p > stack.$p.txt; done"
+        ],
+    ),
+    Missing(
+        query="environment",
+        description="versions, devices and links",
+        commands=[
+            "pip freeze > pip-freeze.txt",
+            "accelerate env > accelerate-env.txt",
+            "python -m torch.utils.collect_env > collect-env.txt",
+            "nvidia-smi > nvidia-smi.txt && nvidia-smi topo -m > topo.txt",
+            "env | grep -E '^(NCCL|TORCH|CUDA|HCCL|ASCEND)_' > env.txt",
+        ],
+    ),
 ]
 
 
@@ -85,7 +106,10 @@ def _singles_out(q: m.Query, facts: Any) -> int:
     only when several ranks' stacks were handed over (one rank's stack says where it
     waits, not that it is to blame)."""
     if isinstance(q, m.LogQuery | m.StackQuery) and q.scope in (
-            m.Scope.ONE, m.Scope.RANK, m.Scope.ALL_BUT_ONE):
+        m.Scope.ONE,
+        m.Scope.RANK,
+        m.Scope.ALL_BUT_ONE,
+    ):
         return 3
     if isinstance(q, m.LogQuery) and "(?P<rank>" in q.pattern.pattern:
         return 3
@@ -122,8 +146,11 @@ def verdict_level(clauses: list[ClauseResult]) -> m.Level:
     """The strongest level whose clauses all hold, unless a `rule_out` holds."""
     if any(c.truth is Truth.TRUE for c in clauses if c.role == m.Role.RULING_OUT.value):
         return m.Level.NONE
-    for role, level in ((m.Role.REQUIRED, m.Level.CONFIRMED), (m.Role.LIKELY, m.Level.LIKELY),
-                        (m.Role.POSSIBLE, m.Level.POSSIBLE)):
+    for role, level in (
+        (m.Role.REQUIRED, m.Level.CONFIRMED),
+        (m.Role.LIKELY, m.Level.LIKELY),
+        (m.Role.POSSIBLE, m.Level.POSSIBLE),
+    ):
         own = [c for c in clauses if c.role == role.value]
         if own and all(c.truth is Truth.TRUE for c in own):
             return level
@@ -140,14 +167,28 @@ def run_case(compiled: CompiledCase, bundle: Any) -> Verdict:
     against: list[tuple[str, EvidenceLine]] = []
     reasons: list[str] = []
     missing: dict[str, Missing] = {}
-    speaking_for = {name for c in case.condition.clauses if c.role is not m.Role.RULING_OUT
-                    for name, _ in positive_refs(c.expr)}
-    proving = {name for c in case.condition.clauses if c.role is m.Role.REQUIRED
-               for name, _ in positive_refs(c.expr)}
+    speaking_for = {
+        name
+        for c in case.condition.clauses
+        if c.role is not m.Role.RULING_OUT
+        for name, _ in positive_refs(c.expr)
+    }
+    proving = {
+        name
+        for c in case.condition.clauses
+        if c.role is m.Role.REQUIRED
+        for name, _ in positive_refs(c.expr)
+    }
     for clause in case.condition.clauses:
         truth = evaluate_expr(clause.expr, truths)
-        clauses.append(ClauseResult(role=clause.role.value, text=describe_expr(clause.expr),
-                                    truth=truth, weight=clause.weight))
+        clauses.append(
+            ClauseResult(
+                role=clause.role.value,
+                text=describe_expr(clause.expr),
+                truth=truth,
+                weight=clause.weight,
+            )
+        )
         for name, negated in positive_refs(clause.expr):
             r = results.get(name)
             if r is None:
@@ -191,27 +232,40 @@ def run_case(compiled: CompiledCase, bundle: Any) -> Verdict:
             seen.add(key)
             unique.append((name, ln))
     return Verdict(
-        id=case.id, title=case.title.en, matched=matched, score=round(score, 3),
-        confidence=confidence, level=level.value,
+        id=case.id,
+        title=case.title.en,
+        matched=matched,
+        score=round(score, 3),
+        confidence=confidence,
+        level=level.value,
         culprit_rank=_culprit(results, case, bundle.facts) if matched else None,
-        clauses=clauses, queries=list(results.values()), evidence=unique, against=against,
-        against_reasons=reasons, missing=list(missing.values()),
-        specializes=list(case.specializes), page=site_page(case.id),
+        clauses=clauses,
+        queries=list(results.values()),
+        evidence=unique,
+        against=against,
+        against_reasons=reasons,
+        missing=list(missing.values()),
+        specializes=list(case.specializes),
+        page=site_page(case.id),
     )
 
 
 def _rank_order(verdicts: list[Verdict]) -> list[Verdict]:
     """Best first; a case that specializes another matched case always comes before it."""
-    ordered = sorted(verdicts, key=lambda v: (m.Level(v.level).rank, -v.score, -len(v.evidence),
-                                              v.id))
+    ordered = sorted(
+        verdicts, key=lambda v: (m.Level(v.level).rank, -v.score, -len(v.evidence), v.id)
+    )
     changed = True
     while changed:
         changed = False
         position = {v.id: i for i, v in enumerate(ordered)}
         for v in ordered:
             for general in v.specializes:
-                if (general in position and position[general] < position[v.id]
-                        and ordered[position[general]].level == v.level):
+                if (
+                    general in position
+                    and position[general] < position[v.id]
+                    and ordered[position[general]].level == v.level
+                ):
                     ordered.remove(v)
                     ordered.insert(position[general], v)
                     changed = True
@@ -227,23 +281,37 @@ def _distinctions(matches: list[Verdict], kb: KnowledgeBase) -> list[Distinction
         special = second.id in first.specializes
         if not special and abs(first.score - second.score) > CLOSE_SCORES:
             continue
-        hints = first.missing + [h for h in second.missing
-                                 if h.query not in {x.query for x in first.missing}]
+        hints = first.missing + [
+            h for h in second.missing if h.query not in {x.query for x in first.missing}
+        ]
         if special:
-            extra = [name for name, _ in first.evidence
-                     if name not in {n for n, _ in second.evidence}]
-            explanation = (f"{first.id} refines {second.id}; it ranks first because its own "
-                           f"evidence holds: {', '.join(dict.fromkeys(extra)) or 'see above'}")
+            extra = [
+                name for name, _ in first.evidence if name not in {n for n, _ in second.evidence}
+            ]
+            explanation = (
+                f"{first.id} refines {second.id}; it ranks first because its own "
+                f"evidence holds: {', '.join(dict.fromkeys(extra)) or 'see above'}"
+            )
         else:
-            explanation = (f"{first.id} and {second.id} score within {CLOSE_SCORES:.2f}; "
-                           "the evidence below would separate them")
-        out.append(Distinction(first=first.id, second=second.id, hints=hints,
-                               explanation=explanation))
+            explanation = (
+                f"{first.id} and {second.id} score within {CLOSE_SCORES:.2f}; "
+                "the evidence below would separate them"
+            )
+        out.append(
+            Distinction(first=first.id, second=second.id, hints=hints, explanation=explanation)
+        )
     return out
 
 
-INTERESTING_PACKAGES = ("torch", "torch-npu", "accelerate", "deepspeed", "transformers",
-                        "nvidia-nccl-cu12", "nvidia-nccl-cu11")
+INTERESTING_PACKAGES = (
+    "torch",
+    "torch-npu",
+    "accelerate",
+    "deepspeed",
+    "transformers",
+    "nvidia-nccl-cu12",
+    "nvidia-nccl-cu11",
+)
 
 
 def evidence_summary(facts: Any) -> dict[str, Any]:
@@ -279,13 +347,23 @@ def diagnose_bundle(kb: KnowledgeBase, bundle: Any, only: str | None = None) -> 
     possible = _rank_order([v for v in verdicts if v.level == m.Level.POSSIBLE.value])
     # a near miss has at least one required clause that holds: a case whose requirements
     # all failed is not "partly matching", whatever its supports say
-    near = sorted((v for v in verdicts if v.level == m.Level.NONE.value and any(
-        c.role == "require" and c.truth is Truth.TRUE for c in v.clauses)),
-        key=lambda v: -v.score)[:3]
+    near = sorted(
+        (
+            v
+            for v in verdicts
+            if v.level == m.Level.NONE.value
+            and any(c.role == "require" and c.truth is Truth.TRUE for c in v.clauses)
+        ),
+        key=lambda v: -v.score,
+    )[:3]
     facts = bundle.facts
     diagnosis = Diagnosis(
-        evidence_root=str(bundle.root), evidence=evidence_summary(facts), matches=matches,
-        possible=possible, near_misses=near, distinctions=_distinctions(matches, kb),
+        evidence_root=str(bundle.root),
+        evidence=evidence_summary(facts),
+        matches=matches,
+        possible=possible,
+        near_misses=near,
+        distinctions=_distinctions(matches, kb),
     )
     if not matches:
         by_rank: dict[str, list[EvidenceLine]] = defaultdict(list)

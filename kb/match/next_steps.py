@@ -30,8 +30,13 @@ def plan(candidates: list[Verdict], generic: Sequence[Missing] = ()) -> list[Mis
             key = _key(miss)
             step = merged.get(key)
             if step is None:
-                step = merged[key] = Missing(query=miss.query, description=miss.description,
-                                             commands=list(miss.commands), note=None, cases=[])
+                step = merged[key] = Missing(
+                    query=miss.query,
+                    description=miss.description,
+                    commands=list(miss.commands),
+                    note=None,
+                    cases=[],
+                )
             elif miss.description not in step.description and len(step.description) < 300:
                 step.description += f"; {miss.description}"
             if verdict.id not in step.cases:

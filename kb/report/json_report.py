@@ -20,8 +20,14 @@ from kb.match.results import Verdict
 
 
 def _line(query: str, ln: EvidenceLine) -> dict[str, Any]:
-    return {"query": query, "file": ln.file, "line": ln.line, "rank": ln.rank, "text": ln.text,
-            "timestamp": ln.timestamp}
+    return {
+        "query": query,
+        "file": ln.file,
+        "line": ln.line,
+        "rank": ln.rank,
+        "text": ln.text,
+        "timestamp": ln.timestamp,
+    }
 
 
 def _remedies(kb: KnowledgeBase, case_id: str) -> list[dict[str, Any]]:
@@ -30,18 +36,24 @@ def _remedies(kb: KnowledgeBase, case_id: str) -> list[dict[str, Any]]:
         return []
     out = []
     for remedy in compiled.case.remedies:
-        out.append({
-            "title": remedy.title.en,
-            "steps": [{
-                "title": s.title.en,
-                "why": s.why.en if s.why else None,
-                "commands": [c.code for c in s.commands],
-                "alternatives": [{"label": label, "command": c.code}
-                                 for label, c in s.alternatives],
-                "verify": s.verify.en if s.verify else None,
-                "verify_commands": [c.code for c in s.verify_commands],
-            } for s in remedy.steps],
-        })
+        out.append(
+            {
+                "title": remedy.title.en,
+                "steps": [
+                    {
+                        "title": s.title.en,
+                        "why": s.why.en if s.why else None,
+                        "commands": [c.code for c in s.commands],
+                        "alternatives": [
+                            {"label": label, "command": c.code} for label, c in s.alternatives
+                        ],
+                        "verify": s.verify.en if s.verify else None,
+                        "verify_commands": [c.code for c in s.verify_commands],
+                    }
+                    for s in remedy.steps
+                ],
+            }
+        )
     return out
 
 
@@ -55,8 +67,7 @@ def _verdict(v: Verdict, kb: KnowledgeBase) -> dict[str, Any]:
         "culprit_rank": v.culprit_rank,
         "evidence": [_line(q, ln) for q, ln in v.evidence],
         "missing": [m.model_dump() for m in v.missing],
-        "against": {"reasons": v.against_reasons,
-                    "lines": [_line(q, ln) for q, ln in v.against]},
+        "against": {"reasons": v.against_reasons, "lines": [_line(q, ln) for q, ln in v.against]},
         "conditions": [c.model_dump(mode="json") for c in v.clauses],
         "remedies": _remedies(kb, v.id),
         "page": v.page,
@@ -70,17 +81,26 @@ def render_json(diagnosis: Diagnosis, kb: KnowledgeBase) -> str:
         "evidence": diagnosis.evidence,
         "matches": [_verdict(v, kb) for v in diagnosis.matches],
         "possible": [_verdict(v, kb) for v in diagnosis.possible],
-        "near_misses": [{"id": v.id, "title": v.title, "score": v.score,
-                         "conditions": [c.model_dump(mode="json") for c in v.clauses],
-                         "against": v.against_reasons,
-                         "missing": [m.model_dump() for m in v.missing]}
-                        for v in diagnosis.near_misses],
+        "near_misses": [
+            {
+                "id": v.id,
+                "title": v.title,
+                "score": v.score,
+                "conditions": [c.model_dump(mode="json") for c in v.clauses],
+                "against": v.against_reasons,
+                "missing": [m.model_dump() for m in v.missing],
+            }
+            for v in diagnosis.near_misses
+        ],
         "distinctions": [d.model_dump() for d in diagnosis.distinctions],
     }
     if not diagnosis.matches:
-        data["suspicious"] = {r: [_line("suspicious", ln) for ln in lines]
-                              for r, lines in diagnosis.suspicious.items()}
-        data["last_progress"] = {r: _line("progress", ln)
-                                 for r, ln in diagnosis.last_progress.items()}
+        data["suspicious"] = {
+            r: [_line("suspicious", ln) for ln in lines]
+            for r, lines in diagnosis.suspicious.items()
+        }
+        data["last_progress"] = {
+            r: _line("progress", ln) for r, ln in diagnosis.last_progress.items()
+        }
         data["next_steps"] = [m.model_dump() for m in diagnosis.next_steps]
     return json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n"

@@ -65,15 +65,17 @@ def _candidates(diagnosis: Diagnosis) -> list[str]:
         out += ["### Possible, from weaker signs", ""]
         for v in diagnosis.possible:
             signs = ", ".join(dict.fromkeys(name for name, _ in v.evidence)) or "weaker signs"
-            out.append(f"- {_code(v.id)}: {_text(v.title)} (signs: {_text(signs)}) "
-                       f"[Case page](<{v.page}>)")
+            out.append(
+                f"- {_code(v.id)}: {_text(v.title)} (signs: {_text(signs)}) [Case page](<{v.page}>)"
+            )
         out.append("")
     if diagnosis.near_misses:
         out += ["### Partly matching", ""]
         for v in diagnosis.near_misses:
             failed = [c.text for c in v.clauses if c.role == "require" and c.truth.value != "true"]
-            out.append(f"- {_code(v.id)} (score {v.score:.2f}): missing "
-                       f"{_text('; '.join(failed) or '-')}")
+            out.append(
+                f"- {_code(v.id)} (score {v.score:.2f}): missing {_text('; '.join(failed) or '-')}"
+            )
         out.append("")
     return out
 
@@ -81,8 +83,12 @@ def _candidates(diagnosis: Diagnosis) -> list[str]:
 def render_markdown(diagnosis: Diagnosis, kb: KnowledgeBase) -> str:
     out = ["## kb diagnose", "", f"Evidence: {_code(diagnosis.evidence_root)}", ""]
     if not diagnosis.matches:
-        out += ["**No known case is confirmed or likely.**" if diagnosis.possible
-                else "**No known case matches this evidence.**", ""]
+        out += [
+            "**No known case is confirmed or likely.**"
+            if diagnosis.possible
+            else "**No known case matches this evidence.**",
+            "",
+        ]
         out += _candidates(diagnosis)
         if diagnosis.suspicious:
             out += ["### Most suspicious lines per rank", ""]
@@ -95,8 +101,10 @@ def render_markdown(diagnosis: Diagnosis, kb: KnowledgeBase) -> str:
         out.append(f"### {i}. {_text(v.title)} ({_code(v.id)})")
         out.append("")
         culprit = f", culprit rank **{v.culprit_rank}**" if v.culprit_rank is not None else ""
-        out.append(f"Level **{v.level}**, score **{v.score:.2f}**, confidence "
-                   f"**{v.confidence}**{culprit}. [Case page](<{v.page}>)")
+        out.append(
+            f"Level **{v.level}**, score **{v.score:.2f}**, confidence "
+            f"**{v.confidence}**{culprit}. [Case page](<{v.page}>)"
+        )
         out.append("")
         if v.evidence:
             out += ["<details><summary>Evidence</summary>", ""]
@@ -117,6 +125,10 @@ def render_markdown(diagnosis: Diagnosis, kb: KnowledgeBase) -> str:
                         out += ["", *["     " + x for x in _fence(cmd.code, cmd.language)], ""]
             out.append("")
     for d in diagnosis.distinctions:
-        out += [f"**{_text(d.first)} vs {_text(d.second)}:** {_text(d.explanation)}", "",
-                *_missing(d.hints), ""]
+        out += [
+            f"**{_text(d.first)} vs {_text(d.second)}:** {_text(d.explanation)}",
+            "",
+            *_missing(d.hints),
+            "",
+        ]
     return "\n".join(out).rstrip() + "\n"

@@ -87,8 +87,11 @@ def _missing(items: list[Missing], style: Style, indent: str = "    ") -> list[s
     return out
 
 
-LEVEL_WORDS = {"confirmed": "confirmed", "likely": "likely (not yet proven)",
-               "possible": "possible (weak signs only)"}
+LEVEL_WORDS = {
+    "confirmed": "confirmed",
+    "likely": "likely (not yet proven)",
+    "possible": "possible (weak signs only)",
+}
 
 
 def headline(diagnosis: Diagnosis) -> list[str]:
@@ -98,12 +101,18 @@ def headline(diagnosis: Diagnosis) -> list[str]:
         rank = f", culprit rank {best.culprit_rank}" if best.culprit_rank is not None else ""
         others = len(diagnosis.matches) - 1
         more = f"; {others} other case(s) also match" if others else ""
-        return [f"Most likely: {best.id} ({LEVEL_WORDS[best.level]}{rank}){more}",
-                f"  {best.title}", *why_first(diagnosis.ranked)]
+        return [
+            f"Most likely: {best.id} ({LEVEL_WORDS[best.level]}{rank}){more}",
+            f"  {best.title}",
+            *why_first(diagnosis.ranked),
+        ]
     if diagnosis.possible:
         names = ", ".join(v.id for v in diagnosis.possible[:3])
-        return ["No known case is confirmed or likely.", f"Possible: {names}",
-                *why_first(diagnosis.possible)]
+        return [
+            "No known case is confirmed or likely.",
+            f"Possible: {names}",
+            *why_first(diagnosis.possible),
+        ]
     return ["No known case matches this evidence."]
 
 
@@ -118,9 +127,11 @@ def why_first(ranked: list[Verdict]) -> list[str]:
     else:
         own = sorted({n for n, _ in first.evidence} - {n for n, _ in second.evidence})
         reason = f"score {first.score:.2f} vs {second.score:.2f}" + (
-            f"; only it has {', '.join(own[:4])}" if own else "")
-    against = f"; against {second.id}: {second.against_reasons[0]}" \
-        if second.against_reasons else ""
+            f"; only it has {', '.join(own[:4])}" if own else ""
+        )
+    against = (
+        f"; against {second.id}: {second.against_reasons[0]}" if second.against_reasons else ""
+    )
     return [f"  ranked above {second.id}: {reason}{against}"]
 
 
@@ -175,8 +186,9 @@ def _why_possible(v: Verdict) -> str:
     return ("signs: " + ", ".join(held)) if held else "its weaker signs hold"
 
 
-def render_text(diagnosis: Diagnosis, kb: KnowledgeBase, *, colour: bool = False,
-                summary: str = "") -> str:
+def render_text(
+    diagnosis: Diagnosis, kb: KnowledgeBase, *, colour: bool = False, summary: str = ""
+) -> str:
     style = Style(colour)
     head = headline(diagnosis)
     out: list[str] = [style.bold(head[0]), *head[1:], ""]
@@ -201,10 +213,12 @@ def render_text(diagnosis: Diagnosis, kb: KnowledgeBase, *, colour: bool = False
         if diagnosis.near_misses:
             out.append("Partly matching (a required sign is missing or ruled out):")
             for v in diagnosis.near_misses:
-                failed = [c.text for c in v.clauses if c.role == "require" and c.truth.value
-                          != "true"]
-                ruled = [c.text for c in v.clauses if c.role == "rule_out" and c.truth.value
-                         == "true"]
+                failed = [
+                    c.text for c in v.clauses if c.role == "require" and c.truth.value != "true"
+                ]
+                ruled = [
+                    c.text for c in v.clauses if c.role == "rule_out" and c.truth.value == "true"
+                ]
                 why = []
                 if failed:
                     why.append(f"missing {'; '.join(failed)}")
@@ -233,8 +247,10 @@ def render_text(diagnosis: Diagnosis, kb: KnowledgeBase, *, colour: bool = False
     return "\n".join(out).rstrip() + "\n"
 
 
-def write_text(diagnosis: Diagnosis, kb: KnowledgeBase, summary: str = "",
-               stream: TextIO | None = None) -> None:
+def write_text(
+    diagnosis: Diagnosis, kb: KnowledgeBase, summary: str = "", stream: TextIO | None = None
+) -> None:
     stream = stream or sys.stdout
-    stream.write(safe_for_terminal(
-        render_text(diagnosis, kb, colour=use_colour(stream), summary=summary)))
+    stream.write(
+        safe_for_terminal(render_text(diagnosis, kb, colour=use_colour(stream), summary=summary))
+    )

@@ -21,10 +21,19 @@ import jinja2
 from kb.scaffold.templates import Template, escape, group_lines
 
 MAX_LOG_QUERIES = 8
-PACKAGES = ("torch", "torch-npu", "accelerate", "deepspeed", "transformers", "nvidia-nccl-cu12",
-            "nvidia-nccl-cu11")
-EXTRA_LINES = re.compile(r"NCCL WARN|\bE[A-Z]\d{4}\b|Watchdog caught|ncclRemoteError|"
-                         r"ncclSystemError|ncclInternalError|ChildFailedError")
+PACKAGES = (
+    "torch",
+    "torch-npu",
+    "accelerate",
+    "deepspeed",
+    "transformers",
+    "nvidia-nccl-cu12",
+    "nvidia-nccl-cu11",
+)
+EXTRA_LINES = re.compile(
+    r"NCCL WARN|\bE[A-Z]\d{4}\b|Watchdog caught|ncclRemoteError|"
+    r"ncclSystemError|ncclInternalError|ChildFailedError"
+)
 
 
 @dataclass
@@ -43,31 +52,50 @@ def quote(text: str) -> str:
 
 @lru_cache(maxsize=1)
 def _template() -> jinja2.Template:
-    env = jinja2.Environment(loader=jinja2.PackageLoader("kb.scaffold", "templates"),
-                             autoescape=False, keep_trailing_newline=True,
-                             undefined=jinja2.StrictUndefined)
+    env = jinja2.Environment(
+        loader=jinja2.PackageLoader("kb.scaffold", "templates"),
+        autoescape=False,
+        keep_trailing_newline=True,
+        undefined=jinja2.StrictUndefined,
+    )
     return env.get_template("case.kb.j2")
 
 
-def render(case_id: str, queries: list[DraftQuery], *, components: Iterable[str] = (),
-           platforms: Iterable[str] = (), source: str = "") -> str:
+def render(
+    case_id: str,
+    queries: list[DraftQuery],
+    *,
+    components: Iterable[str] = (),
+    platforms: Iterable[str] = (),
+    source: str = "",
+) -> str:
     required = [q.name for q in queries if q.role == "require"] or [queries[0].name]
     clauses = [f"require {' or '.join(required)}"]
     clauses += [f"support {q.name}" for q in queries if q.name not in required]
     return _template().render(
-        case_id=case_id, queries=queries, clauses=clauses, components=sorted(set(components)),
-        platforms=sorted(set(platforms)), source=source,
+        case_id=case_id,
+        queries=queries,
+        clauses=clauses,
+        components=sorted(set(components)),
+        platforms=sorted(set(platforms)),
+        source=source,
         today=datetime.date.today().isoformat(),
     )
 
 
 def blank_case(case_id: str) -> str:
     placeholder = DraftQuery(
-        "first_error", "log",
-        ['describe "TODO: the error line that shows this failure"',
-         "pattern /TODO: replace with a pattern for the error line/"],
-        comments=["A log query: one regex per kind of line (RE2: no backreferences, no "
-                  "lookaround)."], role="require")
+        "first_error",
+        "log",
+        [
+            'describe "TODO: the error line that shows this failure"',
+            "pattern /TODO: replace with a pattern for the error line/",
+        ],
+        comments=[
+            "A log query: one regex per kind of line (RE2: no backreferences, no lookaround)."
+        ],
+        role="require",
+    )
     return render(case_id, [placeholder])
 
 
@@ -100,11 +128,18 @@ def log_queries(facts: Any, texts: dict[str, str]) -> list[DraftQuery]:
     out = []
     for i, t in enumerate(templates[:MAX_LOG_QUERIES], 1):
         where = f"{t.count} line(s) in {len(t.files)} file(s)"
-        out.append(DraftQuery(
-            f"q{i}", "log",
-            [f"describe {quote('TODO: what this line means (' + where + ')')}",
-             f"pattern /{t.pattern}/"],
-            comments=[f"e.g. {t.example[:150]}"], role="require" if i == 1 else "support"))
+        out.append(
+            DraftQuery(
+                f"q{i}",
+                "log",
+                [
+                    f"describe {quote('TODO: what this line means (' + where + ')')}",
+                    f"pattern /{t.pattern}/",
+                ],
+                comments=[f"e.g. {t.example[:150]}"],
+                role="require" if i == 1 else "support",
+            )
+        )
     return out
 
 
@@ -117,26 +152,48 @@ def capture_queries(facts: Any) -> list[DraftQuery]:
             if name in cap.packages:
                 versions.setdefault(name, cap.packages[name])
     for name, version in versions.items():
-        out.append(DraftQuery(f"pkg_{name.replace('-', '_')}", "package",
-                              [f"describe {quote(f'TODO: why {name} {version} matters')}",
-                               f"requires {quote(f'{name}=={version}')}"],
-                              comments=["widen to the affected range, e.g. >=1.0,<1.2"]))
+        out.append(
+            DraftQuery(
+                f"pkg_{name.replace('-', '_')}",
+                "package",
+                [
+                    f"describe {quote(f'TODO: why {name} {version} matters')}",
+                    f"requires {quote(f'{name}=={version}')}",
+                ],
+                comments=["widen to the affected range, e.g. >=1.0,<1.2"],
+            )
+        )
     if facts.devices:
         kinds = {d.kind for d in facts.devices}
         models = sorted({d.model for d in facts.devices})
-        body = [f'describe {quote("TODO: the hardware it happens on")}',
-                f"device {kinds.pop() if len(kinds) == 1 else 'any'}",
-                f"model /{'|'.join(escape(x) for x in models)}/",
-                f"min_devices {len(facts.devices)}"]
+        body = [
+            f"describe {quote('TODO: the hardware it happens on')}",
+            f"device {kinds.pop() if len(kinds) == 1 else 'any'}",
+            f"model /{'|'.join(escape(x) for x in models)}/",
+            f"min_devices {len(facts.devices)}",
+        ]
         out.append(DraftQuery("devices", "hardware", body))
     topo = facts.topology
     if topo is not None and topo.links:
-        links = sorted({'"NV#"' if re.fullmatch(r"NV\d+", v) else v for v in topo.links.values()
-                        if re.fullmatch(r"NV\d+|PIX|PXB|PHB|NODE|SYS", v)})
+        links = sorted(
+            {
+                '"NV#"' if re.fullmatch(r"NV\d+", v) else v
+                for v in topo.links.values()
+                if re.fullmatch(r"NV\d+|PIX|PXB|PHB|NODE|SYS", v)
+            }
+        )
         if links:
-            out.append(DraftQuery("links", "topology",
-                                  [f'describe {quote("TODO: how the GPUs are linked")}',
-                                   f"links [{', '.join(links)}]", "pairs any"]))
+            out.append(
+                DraftQuery(
+                    "links",
+                    "topology",
+                    [
+                        f"describe {quote('TODO: how the GPUs are linked')}",
+                        f"links [{', '.join(links)}]",
+                        "pairs any",
+                    ],
+                )
+            )
     return out
 
 
@@ -153,15 +210,19 @@ def guess_components(facts: Any, texts: dict[str, str]) -> tuple[list[str], list
         components.add("hccl")
         platforms.add("ascend")
     for cap in facts.package_captures:
-        components.update(n for n in ("torch", "torch-npu", "accelerate", "deepspeed",
-                                      "transformers") if n in cap.packages)
+        components.update(
+            n
+            for n in ("torch", "torch-npu", "accelerate", "deepspeed", "transformers")
+            if n in cap.packages
+        )
     if "ProcessGroupNCCL" in blob or "torch.distributed" in blob:
         components.add("torch")
     return sorted(components), sorted(platforms)
 
 
-def draft_from_fixture(case_id: str, fixture: str, texts: dict[str, str],
-                       source: str = "") -> tuple[str, list[DraftQuery]]:
+def draft_from_fixture(
+    case_id: str, fixture: str, texts: dict[str, str], source: str = ""
+) -> tuple[str, list[DraftQuery]]:
     """The draft case text for a fixture folder already redacted and written to disk."""
     from kb.evidence.reader import read_evidence
 
@@ -170,5 +231,6 @@ def draft_from_fixture(case_id: str, fixture: str, texts: dict[str, str],
     components, platforms = guess_components(facts, texts)
     if not queries:
         return blank_case(case_id), []
-    return render(case_id, queries, components=components, platforms=platforms,
-                  source=source), queries
+    return render(
+        case_id, queries, components=components, platforms=platforms, source=source
+    ), queries

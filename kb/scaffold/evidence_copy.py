@@ -80,8 +80,9 @@ def copy_redacted(source: Path, dest: Path) -> CopyReport:
     """Read every text file of `source`, learn host names from all, then write them redacted."""
     report = CopyReport()
     skipped: list[SkippedFile] = []
-    texts = {rel: data.decode("utf-8", "surrogateescape")
-             for rel, data in _members(source, skipped)}
+    texts = {
+        rel: data.decode("utf-8", "surrogateescape") for rel, data in _members(source, skipped)
+    }
     report.skipped = [f"{s.path}: {s.reason}" for s in skipped]
     for text in texts.values():
         report.redactor.learn_hosts(text)

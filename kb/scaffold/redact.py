@@ -12,10 +12,13 @@ import re
 from dataclasses import dataclass, field
 
 SECRET_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
-    (re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----.*?(-----END [A-Z ]*PRIVATE KEY-----|\Z)",
-                re.S), "[REDACTED PRIVATE KEY]"),
-    (re.compile(r"(?i)\b(Authorization|Proxy-Authorization)(\s*:\s*)[^\r\n]+"),
-     r"\1\2[REDACTED]"),
+    (
+        re.compile(
+            r"-----BEGIN [A-Z ]*PRIVATE KEY-----.*?(-----END [A-Z ]*PRIVATE KEY-----|\Z)", re.S
+        ),
+        "[REDACTED PRIVATE KEY]",
+    ),
+    (re.compile(r"(?i)\b(Authorization|Proxy-Authorization)(\s*:\s*)[^\r\n]+"), r"\1\2[REDACTED]"),
     (re.compile(r"(?i)\bBearer\s+[A-Za-z0-9._~+/=-]{8,}"), "Bearer [REDACTED]"),
     (re.compile(r"\bhf_[A-Za-z0-9]{16,}\b"), "hf_REDACTED"),
     (re.compile(r"\bgh[pousr]_[A-Za-z0-9]{20,}\b"), "ghp_REDACTED"),
@@ -23,9 +26,13 @@ SECRET_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"\b(AKIA|ASIA)[0-9A-Z]{16}\b"), r"\1REDACTEDREDACTED"),
     (re.compile(r"\bsk-[A-Za-z0-9_-]{20,}\b"), "sk-REDACTED"),
     (re.compile(r"\bxox[abprs]-[A-Za-z0-9-]{10,}\b"), "xox-REDACTED"),
-    (re.compile(r"(?i)\b([\w.-]*(?:password|passwd|pwd|secret|token|api[_-]?key|access[_-]?key))"
-                r"(\s*(?:=(?!=)|:)\s*)(?!\d+\b)(\"[^\"]*\"|'[^']*'|[^\s,;]+)"),
-     r"\1\2[REDACTED]"),
+    (
+        re.compile(
+            r"(?i)\b([\w.-]*(?:password|passwd|pwd|secret|token|api[_-]?key|access[_-]?key))"
+            r"(\s*(?:=(?!=)|:)\s*)(?!\d+\b)(\"[^\"]*\"|'[^']*'|[^\s,;]+)"
+        ),
+        r"\1\2[REDACTED]",
+    ),
     (re.compile(r"(?i)(://[^/\s:@]+:)[^@\s/]+@"), r"\1[REDACTED]@"),
 )
 
@@ -37,15 +44,48 @@ _NCCL_PREFIX = re.compile(r"^(?:\[[^\]]*\]:?\s*)?([A-Za-z][\w.-]*):\d+:\d+ \[\d+
 _TABLE_HOST = re.compile(r"^\s*(?:host|hostname|node)\s*:\s*([A-Za-z][\w.-]*)\s*$", re.M | re.I)
 _ASSIGNED_HOST = re.compile(
     r"(?i)(?:MASTER_ADDR|master[_-]addr|rdzv[_-]endpoint|HOSTNAME|SLURM_NODELIST|"
-    r"main_process_ip)[\"']?\s*[=: ]\s*[\"']?([A-Za-z][\w.-]*)")
+    r"main_process_ip)[\"']?\s*[=: ]\s*[\"']?([A-Za-z][\w.-]*)"
+)
 _BRACKET_HOST = re.compile(r"\[([A-Za-z][\w-]*(?:\.[\w-]+)*)\]:\d+")
-_TLDS = ("local", "internal", "lan", "corp", "cluster", "intra", "private", "home", "com",
-         "net", "org", "io", "ai", "cn", "edu", "cloud", "dev")
-_FQDN = re.compile(r"(?<![\w./@-])((?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.){2,}"
-                   r"(?:" + "|".join(_TLDS) + r"))(?![\w.-]*\w)")
-PUBLIC_DOMAINS = ("github.com", "githubusercontent.com", "huggingface.co", "pytorch.org",
-                  "nvidia.com", "python.org", "pypi.org", "hiascend.com", "microsoft.com",
-                  "google.com", "readthedocs.io", "csdn.net", "anaconda.org", "conda.io")
+_TLDS = (
+    "local",
+    "internal",
+    "lan",
+    "corp",
+    "cluster",
+    "intra",
+    "private",
+    "home",
+    "com",
+    "net",
+    "org",
+    "io",
+    "ai",
+    "cn",
+    "edu",
+    "cloud",
+    "dev",
+)
+_FQDN = re.compile(
+    r"(?<![\w./@-])((?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.){2,}"
+    r"(?:" + "|".join(_TLDS) + r"))(?![\w.-]*\w)"
+)
+PUBLIC_DOMAINS = (
+    "github.com",
+    "githubusercontent.com",
+    "huggingface.co",
+    "pytorch.org",
+    "nvidia.com",
+    "python.org",
+    "pypi.org",
+    "hiascend.com",
+    "microsoft.com",
+    "google.com",
+    "readthedocs.io",
+    "csdn.net",
+    "anaconda.org",
+    "conda.io",
+)
 NOT_HOSTS = {"localhost", "unknown", "none", "null", "true", "false", "rank", "node", "host"}
 
 
@@ -71,8 +111,12 @@ class Redactor:
 
     def _add_host(self, name: str) -> None:
         name = name.rstrip(".")
-        if (name.lower() in NOT_HOSTS or self._is_ip(name) or name.startswith("host-")
-                or any(name == d or name.endswith("." + d) for d in PUBLIC_DOMAINS)):
+        if (
+            name.lower() in NOT_HOSTS
+            or self._is_ip(name)
+            or name.startswith("host-")
+            or any(name == d or name.endswith("." + d) for d in PUBLIC_DOMAINS)
+        ):
             return
         short = name.split(".", 1)[0]
         placeholder = self.hosts.get(name) or self.hosts.get(short)
@@ -107,8 +151,11 @@ class Redactor:
             addr = ipaddress.IPv4Address(raw)
         except ValueError:
             return raw  # 999.1.2.3 is a version or an id, not an address
-        if addr.is_loopback or addr.is_unspecified or raw.startswith(("192.0.2.", "198.51.100.",
-                                                                      "203.0.113.")):
+        if (
+            addr.is_loopback
+            or addr.is_unspecified
+            or raw.startswith(("192.0.2.", "198.51.100.", "203.0.113."))
+        ):
             return raw
         if raw not in self.ipv4:
             self.ipv4[raw] = _documentation_ipv4(len(self.ipv4) + 1)

@@ -34,7 +34,8 @@ TOKENS: tuple[tuple[re.Pattern[str], str], ...] = (
 PREFIX = re.compile(
     r"^(?:\s*(?:\[rank\d+\]:|\[?\d{4}-\d\d-\d\d[T ][\d:.,]+\]?|\[?\d\d:\d\d:\d\d[\d.,]*\]?|"
     r"[\w.-]+:\d+:\d+ \[\d+\]|\(pid=\d+\)|\[default\d+\]:|\[[EWIF][\d :.]*[\w/]+\.(?:cpp|cc|h|py):\d+\]|"
-    r"\[(?:PG \d+ )?Rank \d+\])\s*)+")
+    r"\[(?:PG \d+ )?Rank \d+\])\s*)+"
+)
 
 
 def escape(text: str) -> str:

@@ -238,7 +238,9 @@ class _Emitter:
                     return
                 hits.difference_update(counted)
         ids = self.ids
-        self.on_line(line_no, raw, sorted(hits) if self.identity else sorted({ids[i] for i in hits}))
+        self.on_line(
+            line_no, raw, sorted(hits) if self.identity else sorted({ids[i] for i in hits})
+        )
 
     def block(
         self, buf: bytearray, mv: memoryview, block_end: int, codes: list[int], base: int

@@ -75,9 +75,15 @@ def _window(
     start = max(1, first_hit - CONTEXT)
     end = min(len(lines), first_hit + CONTEXT)
     marked = [h - start + 1 for h in hits if start <= h <= end]
-    return Excerpt(fixture=fixture, file=file, first=start,
-                   lines=[_clip(t) for t in lines[start - 1 : end]], marked=marked, rank=rank,
-                   found_by=how)
+    return Excerpt(
+        fixture=fixture,
+        file=file,
+        first=start,
+        lines=[_clip(t) for t in lines[start - 1 : end]],
+        marked=marked,
+        rank=rank,
+        found_by=how,
+    )
 
 
 def _files(root: Path) -> Iterator[tuple[str, Path]]:
@@ -157,8 +163,15 @@ def _from_engine(
     if lines and 0 < first.line <= len(lines):
         ordered = [first.line] + [n for n in same_file if n != first.line]
         return _window(fixture.path, first.file, lines, ordered, first.rank, "engine")
-    return Excerpt(fixture=fixture.path, file=first.file, first=first.line,
-                   lines=[_clip(first.text)], marked=[1], rank=first.rank, found_by="engine")
+    return Excerpt(
+        fixture=fixture.path,
+        file=first.file,
+        first=first.line,
+        lines=[_clip(first.text)],
+        marked=[1],
+        rank=first.rank,
+        found_by="engine",
+    )
 
 
 def excerpt(case: m.Case, q: m.Query) -> Excerpt | None:

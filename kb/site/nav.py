@@ -12,8 +12,13 @@ from typing import Any
 from mkdocs.structure.files import Files
 
 LANGUAGE_PAGE = "reference/language.md"
-FIND_PAGES = ("find/phases.md", "find/symptoms.md", "find/components.md", "find/hardware.md",
-              "tags.md")
+FIND_PAGES = (
+    "find/phases.md",
+    "find/symptoms.md",
+    "find/components.md",
+    "find/hardware.md",
+    "tags.md",
+)
 ERRORS_INDEX = "find/errors/index.md"
 
 

@@ -147,12 +147,14 @@ class SiteData:
 # ----------------------------------------------------------------------------- case page
 
 
-def case_context(data: SiteData, case: m.Case, language_page: bool,
-                 repo_url: str | None = None) -> dict[str, Any]:
+def case_context(
+    data: SiteData, case: m.Case, language_page: bool, repo_url: str | None = None
+) -> dict[str, Any]:
     lexer = "kbcase" if lexer_available() else "text"
     related = [(r.case, r.why) for r in data.related(case)]
-    out = casepage.context(case, data.by_id, related, data.source(case), lexer, repo_url,
-                           language_page)
+    out = casepage.context(
+        case, data.by_id, related, data.source(case), lexer, repo_url, language_page
+    )
     out["fm_tags"] = [Md(escape.yaml_str(escape.tag(t))) for t in case_tags(case)]
     return out
 
@@ -201,8 +203,9 @@ def _grouped(cases: Iterable[m.Case], keys: Any) -> list[tuple[Md, list[Md]]]:
     for case in cases:
         for key in keys(case):
             groups[key].append(case)
-    return [(escape.line(k), [case_link(c) for c in groups[k]])
-            for k in sorted(groups, key=str.lower)]
+    return [
+        (escape.line(k), [case_link(c) for c in groups[k]]) for k in sorted(groups, key=str.lower)
+    ]
 
 
 def code_path(code: codes.Code) -> str:
@@ -215,8 +218,10 @@ def _code_context(code: codes.Code) -> dict[str, Any]:
         "fm_description": Md(escape.yaml_str(f"Cases that explain {code.name}")),
         "name": escape.code(code.name) if code.kind == "code" else escape.line(code.name),
         "kind": code.kind,
-        "cases": [{"link": case_link(c, "../../cases/"), "summary": escape.line(c.summary.en)}
-                  for c in code.cases],
+        "cases": [
+            {"link": case_link(c, "../../cases/"), "summary": escape.line(c.summary.en)}
+            for c in code.cases
+        ],
     }
 
 
@@ -263,13 +268,20 @@ def index_contexts(data: SiteData) -> dict[str, dict[str, Any]]:
     for sev in SEVERITY_ORDER:
         group = [c for c in data.cases if c.severity == sev]
         if group:
-            by_severity.append({
-                "severity": escape.text(sev.capitalize()),
-                "cases": [{"link": case_link(c, ""), "summary": escape.line(c.summary.en),
-                           "id": escape.code(c.id),
-                           "components": ", ".join(escape.code(x) for x in c.components)}
-                          for c in group],
-            })
+            by_severity.append(
+                {
+                    "severity": escape.text(sev.capitalize()),
+                    "cases": [
+                        {
+                            "link": case_link(c, ""),
+                            "summary": escape.line(c.summary.en),
+                            "id": escape.code(c.id),
+                            "components": ", ".join(escape.code(x) for x in c.components),
+                        }
+                        for c in group
+                    ],
+                }
+            )
     groups = phases.by_phase(data.cases)
     return {
         "cases/index.md": {"groups": by_severity, "count": len(data.cases)},
@@ -284,14 +296,27 @@ def index_contexts(data: SiteData) -> dict[str, dict[str, Any]]:
             "hardware": _grouped(data.cases, lambda c: c.hardware),
         },
         "find/errors/index.md": {
-            "codes": [{"link": Md(f"[{escape.line(c.name)}]({c.slug}.md)"), "count": len(c.cases),
-                       "kind": c.kind} for c in data.codes],
+            "codes": [
+                {
+                    "link": Md(f"[{escape.line(c.name)}]({c.slug}.md)"),
+                    "count": len(c.cases),
+                    "kind": c.kind,
+                }
+                for c in data.codes
+            ],
         },
         "find/phases.md": {
             "chart": _phase_chart(groups),
-            "phases": [{"key": Md(p.key), "title": escape.line(p.title),
-                        "cases": [{"link": case_link(c), "summary": escape.line(c.summary.en)}
-                                  for c in cs]} for p, cs in groups],
+            "phases": [
+                {
+                    "key": Md(p.key),
+                    "title": escape.line(p.title),
+                    "cases": [
+                        {"link": case_link(c), "summary": escape.line(c.summary.en)} for c in cs
+                    ],
+                }
+                for p, cs in groups
+            ],
         },
     }
 
@@ -306,8 +331,9 @@ INDEX_TEMPLATES = {
 }
 
 
-def render_site(result: LoadResult, language_page: bool = False,
-                repo_url: str | None = None) -> dict[str, str]:
+def render_site(
+    result: LoadResult, language_page: bool = False, repo_url: str | None = None
+) -> dict[str, str]:
     """{docs path: Markdown} for every generated page.
 
     `language_page` says whether `reference/language.md` exists, so pages link to it only

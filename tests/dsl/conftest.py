@@ -33,8 +33,9 @@ def case_folder(tmp_path: Path) -> Callable[[str], Path]:
 
 
 @pytest.fixture
-def kb(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-       ) -> Callable[..., tuple[int, str, str]]:
+def kb(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> Callable[..., tuple[int, str, str]]:
     """Run `kb ARGS` in-process: (exit code, stdout, stderr); argparse exits are caught."""
     monkeypatch.delenv("KB_CASES", raising=False)
 

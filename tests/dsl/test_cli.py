@@ -31,16 +31,25 @@ def test_check_clean_case_exits_0(kb: Kb, case_folder, sample_text: str, no_lint
 
 def test_check_reports_lint_findings(kb: Kb, case_folder, sample_text: str, no_lint) -> None:  # type: ignore[no-untyped-def]
     path = case_folder(sample_text)
-    no_lint.append(Diagnostic(path=str(path), line=3, column=1, message="lint says hi",
-                              severity=Severity.WARNING, code="lint/x"))
+    no_lint.append(
+        Diagnostic(
+            path=str(path),
+            line=3,
+            column=1,
+            message="lint says hi",
+            severity=Severity.WARNING,
+            code="lint/x",
+        )
+    )
     code, out, _ = kb("check", str(path))
     assert code == 0
     assert ":3:1: warning: lint says hi" in out
     assert "0 error(s), 1 warning(s)" in out
 
 
-def test_check_cases_option_and_env(kb: Kb, case_folder, sample_text: str, tmp_path: Path,
-                                    monkeypatch: pytest.MonkeyPatch, no_lint) -> None:  # type: ignore[no-untyped-def]
+def test_check_cases_option_and_env(
+    kb: Kb, case_folder, sample_text: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, no_lint
+) -> None:  # type: ignore[no-untyped-def]
     path = case_folder(sample_text)
     other = tmp_path / "more" / "broken"
     other.mkdir(parents=True)
@@ -85,7 +94,7 @@ def test_fmt_check_and_diff_write_nothing(kb: Kb, tmp_path: Path) -> None:
     code, out, _ = kb("fmt", "--check", str(path))
     assert code == 1 and f"would reformat {path}" in out
     code, out, _ = kb("fmt", "--check", "--diff", str(path))
-    assert code == 1 and '-    tags [a,b]\n' in out and '+  tags [a, b]\n' in out
+    assert code == 1 and "-    tags [a,b]\n" in out and "+  tags [a, b]\n" in out
     assert path.read_text(encoding="utf-8") == MESSY
     path.write_text(CANON, encoding="utf-8")
     assert kb("fmt", "--check", str(path))[0] == 0
@@ -93,13 +102,13 @@ def test_fmt_check_and_diff_write_nothing(kb: Kb, tmp_path: Path) -> None:
 
 def test_fmt_leaves_unparsable_files_untouched(kb: Kb, tmp_path: Path) -> None:
     bad = tmp_path / "bad.kb"
-    bad.write_text("case c {\n  title \"t\n}\n", encoding="utf-8")
+    bad.write_text('case c {\n  title "t\n}\n', encoding="utf-8")
     good = tmp_path / "good.kb"
     good.write_text(MESSY, encoding="utf-8")
     code, _, err = kb("fmt", str(bad), str(good))
     assert code == 1
     assert "bad.kb:2:9: error: this string is not closed" in err and "^" in err
-    assert bad.read_text(encoding="utf-8") == "case c {\n  title \"t\n}\n"
+    assert bad.read_text(encoding="utf-8") == 'case c {\n  title "t\n}\n'
     assert good.read_text(encoding="utf-8") == CANON
 
 

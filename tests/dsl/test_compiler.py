@@ -33,8 +33,10 @@ def test_second_load_comes_from_cache(pack: Path) -> None:
 def test_editing_a_case_recompiles_it(pack: Path) -> None:
     load_knowledge_base([pack], with_env=False)
     case_file = pack / CASE / "case.kb"
-    case_file.write_text(case_file.read_text(encoding="utf-8").replace(
-        "severity high", "severity critical"), encoding="utf-8")
+    case_file.write_text(
+        case_file.read_text(encoding="utf-8").replace("severity high", "severity critical"),
+        encoding="utf-8",
+    )
     again = load_knowledge_base([pack], with_env=False)
     assert again.cache_hits == 0
     assert again.cases[0].case.severity == "critical"
@@ -42,8 +44,12 @@ def test_editing_a_case_recompiles_it(pack: Path) -> None:
 
 def test_a_broken_case_is_reported_not_compiled(pack: Path) -> None:
     case_file = pack / CASE / "case.kb"
-    case_file.write_text(case_file.read_text(encoding="utf-8").replace(
-        "pattern /INFO (Channel", "pattern /(INFO (Channel"), encoding="utf-8")
+    case_file.write_text(
+        case_file.read_text(encoding="utf-8").replace(
+            "pattern /INFO (Channel", "pattern /(INFO (Channel"
+        ),
+        encoding="utf-8",
+    )
     kb = load_knowledge_base([pack], with_env=False)
     assert kb.cases == []
     assert any(d.code == "bad-regex" for d in kb.diagnostics)
@@ -78,7 +84,8 @@ def test_case_text_is_never_evaluated(tmp_path: Path, monkeypatch: pytest.Monkey
     (folder / "fixtures" / "positive" / "a").mkdir(parents=True)
     (folder / "fixtures" / "negative" / "b").mkdir(parents=True)
     payload = f"__import__('pathlib').Path('{marker}').touch()"
-    (folder / "case.kb").write_text(f'''case evil-case {{
+    (folder / "case.kb").write_text(
+        f'''case evil-case {{
   title "{payload}"
   summary "x"
   evidence e: log {{
@@ -91,7 +98,9 @@ def test_case_text_is_never_evaluated(tmp_path: Path, monkeypatch: pytest.Monkey
     require e
   }}
 }}
-''', encoding="utf-8")
+''',
+        encoding="utf-8",
+    )
     kb = load_knowledge_base([folder.parent], with_env=False)
     assert kb.get("evil-case") is not None, [d.message for d in kb.diagnostics]
     kb.get("evil-case").plan()  # type: ignore[union-attr]

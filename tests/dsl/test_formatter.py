@@ -22,7 +22,9 @@ def test_real_case_files_format_to_the_same_tree_and_are_stable(path: Path) -> N
     once = format_text(text, str(path))
     assert parse_text(once).case == parse_text(text).case
     assert format_text(once) == once
-    assert [c.text for c in parse_text(once).comments] == [c.text for c in parse_text(text).comments]
+    assert [c.text for c in parse_text(once).comments] == [
+        c.text for c in parse_text(text).comments
+    ]
 
 
 @pytest.mark.parametrize("path", GOLDEN, ids=lambda p: p.name)
@@ -31,7 +33,7 @@ def test_golden_files_are_already_canonical(path: Path) -> None:
     assert format_text(text) == text
 
 
-MESSY = '''# header one
+MESSY = """# header one
 # header two
 case demo {
 title "t"   # trailing on title
@@ -49,9 +51,9 @@ title "t"   # trailing on title
   # last in case
 }
 # footer
-'''
+"""
 
-CANONICAL = '''# header one
+CANONICAL = """# header one
 # header two
 case demo {
   title "t"  # trailing on title
@@ -73,7 +75,7 @@ case demo {
   # last in case
 }
 # footer
-'''
+"""
 
 
 def test_messy_layout_and_comment_placement() -> None:
@@ -82,8 +84,8 @@ def test_messy_layout_and_comment_placement() -> None:
 
 
 def test_comment_inside_a_multiline_list_leads_its_statement() -> None:
-    text = 'case c {\n  tags [\n    a,\n    # why b\n    b,\n  ]\n}\n'
-    assert format_text(text) == 'case c {\n  # why b\n  tags [a, b]\n}\n'
+    text = "case c {\n  tags [\n    a,\n    # why b\n    b,\n  ]\n}\n"
+    assert format_text(text) == "case c {\n  # why b\n  tags [a, b]\n}\n"
 
 
 def test_long_list_goes_one_item_per_line_with_trailing_comma() -> None:
@@ -92,7 +94,7 @@ def test_long_list_goes_one_item_per_line_with_trailing_comma() -> None:
     assert out.splitlines()[1] == "  references ["
     assert out.splitlines()[2] == '    "https://example.org/00/some/long/path",'
     assert out.splitlines()[-2] == "  ]"
-    short = format_text('case c {\n  tags [\n a,\n b,\n]\n}\n')
+    short = format_text("case c {\n  tags [\n a,\n b,\n]\n}\n")
     assert "  tags [a, b]" in short
 
 
@@ -126,8 +128,12 @@ def test_empty_strings_never_become_a_text_block() -> None:
 
 
 def test_text_block_containing_triple_quotes_falls_back_to_a_string() -> None:
-    case = s.CaseFile(case=s.CaseNode(id="c", items=[
-        s.AttributeNode(name="why", value=s.TextBlockValue(value='say """hi"""\nbye'))]))
+    case = s.CaseFile(
+        case=s.CaseNode(
+            id="c",
+            items=[s.AttributeNode(name="why", value=s.TextBlockValue(value='say """hi"""\nbye'))],
+        )
+    )
     out = format_file(case)
     assert out == 'case c {\n  why "say \\"\\"\\"hi\\"\\"\\"\\nbye"\n}\n'
     assert parse_text(out).case.items[0].value == s.StringValue(value='say """hi"""\nbye')
@@ -135,33 +141,43 @@ def test_text_block_containing_triple_quotes_falls_back_to_a_string() -> None:
 
 def test_text_block_layout() -> None:
     out = format_text('case c {\n  step "s" {\n    why """\nline one\n  indented\n"""\n  }\n}\n')
-    assert out == ('case c {\n  step "s" {\n    why """\n      line one\n        indented\n'
-                   '    """\n  }\n}\n')
+    assert out == (
+        'case c {\n  step "s" {\n    why """\n      line one\n        indented\n    """\n  }\n}\n'
+    )
 
 
 def test_code_block_containing_a_fence_is_reported_not_printed() -> None:
-    case = s.CaseFile(case=s.CaseNode(id="c", items=[
-        s.AttributeNode(name="run", value=s.CodeBlockValue(language="md", code="```\nx"))]))
+    case = s.CaseFile(
+        case=s.CaseNode(
+            id="c",
+            items=[
+                s.AttributeNode(name="run", value=s.CodeBlockValue(language="md", code="```\nx"))
+            ],
+        )
+    )
     with pytest.raises(FormatError) as err:
         format_file(case)
     assert "```" in err.value.diagnostic.message
 
 
 def test_code_block_layout_keeps_relative_indentation() -> None:
-    src = 'case c {\n  run ```python\n      if x:\n          y()\n      ```\n}\n'
-    assert format_text(src) == 'case c {\n  run ```python\n  if x:\n      y()\n  ```\n}\n'
+    src = "case c {\n  run ```python\n      if x:\n          y()\n      ```\n}\n"
+    assert format_text(src) == "case c {\n  run ```python\n  if x:\n      y()\n  ```\n}\n"
 
 
-@pytest.mark.parametrize("condition", [
-    "a or b and c",
-    "(a or b) and c",
-    "a or (b or c)",
-    "(a and b) and c",
-    "not (a or b)",
-    "not not a",
-    "at_least 2 of (a or b, not c, (d and e))",
-    "not at_least 1 of (a)",
-])
+@pytest.mark.parametrize(
+    "condition",
+    [
+        "a or b and c",
+        "(a or b) and c",
+        "a or (b or c)",
+        "(a and b) and c",
+        "not (a or b)",
+        "not not a",
+        "at_least 2 of (a or b, not c, (d and e))",
+        "not at_least 1 of (a)",
+    ],
+)
 def test_conditions_keep_their_meaning(condition: str) -> None:
     src = f"case c {{\n  match {{\n    require {condition}\n  }}\n}}\n"
     out = format_text(src)

@@ -59,11 +59,17 @@ HOSTILE = {
     "huge-weight": ("support b", "support b weight " + "9" * 400, "weight"),
     "nan-like-weight": ("support b", "support b weight 0", "weight"),
     "deep-not": ("require a", "require " + "not " * 2000 + "a", "nested more than"),
-    "deep-at-least": ("require a", "require " + "at_least 1 of (" * 800 + "a" + ")" * 800,
-                      "nested more than"),
+    "deep-at-least": (
+        "require a",
+        "require " + "at_least 1 of (" * 800 + "a" + ")" * 800,
+        "nested more than",
+    ),
     "deep-list": ("tags [demo]", "tags " + "[" * 3000 + "demo" + "]" * 3000, ""),
-    "bad-date": ("  match {", '  provenance {\n    source "x"\n    date 2024-99-99\n  }\n  match {',
-                 "not a calendar date"),
+    "bad-date": (
+        "  match {",
+        '  provenance {\n    source "x"\n    date 2024-99-99\n  }\n  match {',
+        "not a calendar date",
+    ),
 }
 
 
@@ -79,10 +85,18 @@ def test_hostile_values_give_a_located_error_not_a_crash(tmp_path: Path, name: s
 
 
 def test_deeply_nested_steps_are_refused_at_their_line(tmp_path: Path) -> None:
-    steps = ('  remedy "r" {\n' + '    step "s" {\n' * 500 + '      run "x"\n'
-             + "    }\n" * 500 + "  }\n")
-    path = _case(tmp_path, "deep-steps", BASE.format(id="deep-steps").replace("  match {",
-                                                                              steps + "  match {"))
+    steps = (
+        '  remedy "r" {\n'
+        + '    step "s" {\n' * 500
+        + '      run "x"\n'
+        + "    }\n" * 500
+        + "  }\n"
+    )
+    path = _case(
+        tmp_path,
+        "deep-steps",
+        BASE.format(id="deep-steps").replace("  match {", steps + "  match {"),
+    )
     errors = _errors(path)
     assert [e.code for e in errors] == ["too-deep"]
     lines = path.read_text(encoding="utf-8").split("\n")
@@ -90,16 +104,27 @@ def test_deeply_nested_steps_are_refused_at_their_line(tmp_path: Path) -> None:
     assert 14 + MAX_NESTING // 4 < errors[0].line < 14 + MAX_NESTING  # not the first, not the last
 
 
-@pytest.mark.parametrize(("field", "old", "new", "needle"), [
-    ("affected", "  components [nccl]",
-     '  components [nccl]\n  affected [\n    "torch>=2.0",\n    "torch>>=bad!!",\n  ]',
-     "torch>>=bad"),
-    ("tag", "tags [demo]", "tags [demo,\n    Bad_Tag]", "Bad_Tag"),
-    ("related", "  components [nccl]", "  components [nccl]\n  related [\n    no-such-case,\n  ]",
-     "no-such-case"),
-])
-def test_list_items_are_reported_where_they_are_written(tmp_path: Path, field: str, old: str,
-                                                         new: str, needle: str) -> None:
+@pytest.mark.parametrize(
+    ("field", "old", "new", "needle"),
+    [
+        (
+            "affected",
+            "  components [nccl]",
+            '  components [nccl]\n  affected [\n    "torch>=2.0",\n    "torch>>=bad!!",\n  ]',
+            "torch>>=bad",
+        ),
+        ("tag", "tags [demo]", "tags [demo,\n    Bad_Tag]", "Bad_Tag"),
+        (
+            "related",
+            "  components [nccl]",
+            "  components [nccl]\n  related [\n    no-such-case,\n  ]",
+            "no-such-case",
+        ),
+    ],
+)
+def test_list_items_are_reported_where_they_are_written(
+    tmp_path: Path, field: str, old: str, new: str, needle: str
+) -> None:
     from kb.lint import lint_cases
 
     path = _case(tmp_path, f"where-{field}", BASE.format(id=f"where-{field}").replace(old, new))
@@ -108,13 +133,16 @@ def test_list_items_are_reported_where_they_are_written(tmp_path: Path, field: s
     assert found and found[0].line == _line_of(path, needle), found
 
 
-@pytest.mark.parametrize(("pattern", "expected"), [
-    (r"\p{Han}+", "Unicode class"),
-    (r"[错误]", "non-ASCII character"),
-    (r"a{2,1}", "invalid repetition size"),
-    (r"[ab]{500}c{500}", "counts above"),  # seconds of hyperscan compile, per pattern
-    (r"a{99}b{99}c{99}d{99}", "add up to"),
-])
+@pytest.mark.parametrize(
+    ("pattern", "expected"),
+    [
+        (r"\p{Han}+", "Unicode class"),
+        (r"[错误]", "non-ASCII character"),
+        (r"a{2,1}", "invalid repetition size"),
+        (r"[ab]{500}c{500}", "counts above"),  # seconds of hyperscan compile, per pattern
+        (r"a{99}b{99}c{99}d{99}", "add up to"),
+    ],
+)
 def test_regex_messages_name_the_real_problem(tmp_path: Path, pattern: str, expected: str) -> None:
     path = _case(tmp_path, "rx", BASE.format(id="rx").replace("NCCL WARN demo failure", pattern))
     (error,) = [e for e in _errors(path) if e.code == "bad-regex"]
@@ -124,16 +152,18 @@ def test_regex_messages_name_the_real_problem(tmp_path: Path, pattern: str, expe
 
 def test_a_long_line_is_shown_as_a_window_around_the_caret() -> None:
     source = "x" * 5000 + "BAD" + "y" * 5000
-    shown = render(Diagnostic(path="c.kb", line=1, column=5001, end_column=5004, message="m"),
-                   source + "\n")
+    shown = render(
+        Diagnostic(path="c.kb", line=1, column=5001, end_column=5004, message="m"), source + "\n"
+    )
     line, caret = shown.splitlines()[1:3]
     assert len(line) < 200 and "BAD" in line
-    assert line[caret.index("^"):caret.index("^") + 3] == "BAD"
+    assert line[caret.index("^") : caret.index("^") + 3] == "BAD"
 
 
 def test_control_characters_in_a_case_never_reach_the_terminal() -> None:
-    shown = render(Diagnostic(path="c.kb", line=1, column=1, message="m"),
-                   'title "\x1b]0;owned\x07\x1b[2J"\n')
+    shown = render(
+        Diagnostic(path="c.kb", line=1, column=1, message="m"), 'title "\x1b]0;owned\x07\x1b[2J"\n'
+    )
     assert "\x1b" not in shown and "\x07" not in shown
 
 
@@ -148,9 +178,11 @@ def test_checking_time_grows_linearly_with_the_condition(tmp_path: Path) -> None
     runs = iter(range(100))
 
     def check(n: int) -> float:
-        path = _case(tmp_path / str(next(runs)), f"chain-{n}",
-                     BASE.format(id=f"chain-{n}").replace("require a",
-                                                          "require " + " and ".join(["a"] * n)))
+        path = _case(
+            tmp_path / str(next(runs)),
+            f"chain-{n}",
+            BASE.format(id=f"chain-{n}").replace("require a", "require " + " and ".join(["a"] * n)),
+        )
         start = time.process_time()
         load_cases([path.parent], with_env=False)
         return time.process_time() - start
@@ -171,9 +203,24 @@ def test_a_pack_with_broken_cases_still_diagnoses_with_the_others(tmp_path: Path
     evidence = tmp_path / "rank0.log"
     evidence.write_text("node:1:1 [0] NCCL WARN demo failure\n", encoding="utf-8")
     env = {k: v for k, v in os.environ.items() if k != "KB_CASES"}
-    run = subprocess.run([sys.executable, "-m", "kb.cli.main", "diagnose", "--no-bundled",
-                          "--cases", str(pack), "--evidence", str(evidence)],
-                         capture_output=True, text=True, timeout=300, env=env, check=False)
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "kb.cli.main",
+            "diagnose",
+            "--no-bundled",
+            "--cases",
+            str(pack),
+            "--evidence",
+            str(evidence),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
+        check=False,
+    )
     assert run.returncode == 0, run.stderr[-2000:]
     assert "Traceback" not in run.stderr
     assert "huge-at-least/case.kb:14:" in run.stderr and "deep-at-least/case.kb:14:" in run.stderr

@@ -15,14 +15,20 @@ from dsl.validate import validate_cases
 
 TEXT = PAGE.read_text(encoding="utf-8")
 GRAMMAR = resources.files("dsl").joinpath("grammar.lark").read_text(encoding="utf-8")
-EXAMPLES = [m.group(2) for m in re.finditer(r"^(`{3,})kbcase\n(.*?)^\1[ \t]*$", TEXT,
-                                            re.M | re.S)]
-ALLOWED_IN_EXAMPLES = {"unused-evidence", "missing-fixture", "undefined-evidence",
-                       "unknown-case", "id-not-folder"}
+EXAMPLES = [m.group(2) for m in re.finditer(r"^(`{3,})kbcase\n(.*?)^\1[ \t]*$", TEXT, re.M | re.S)]
+ALLOWED_IN_EXAMPLES = {
+    "unused-evidence",
+    "missing-fixture",
+    "undefined-evidence",
+    "unknown-case",
+    "id-not-folder",
+}
 
 
 def _mentioned(word: str) -> bool:
-    return f"`{word}`" in TEXT or re.search(rf"(?<![\w.]){re.escape(word)}(?![\w])", TEXT) is not None
+    return (
+        f"`{word}`" in TEXT or re.search(rf"(?<![\w.]){re.escape(word)}(?![\w])", TEXT) is not None
+    )
 
 
 def test_every_grammar_alias_and_keyword_is_documented() -> None:
@@ -74,6 +80,7 @@ def test_every_example_parses(example: str) -> None:
     case, problems = lower(tree)
     assert case is not None
     problems += validate_cases([case])
-    errors = [d for d in problems if d.severity.value == "error"
-              and d.code not in ALLOWED_IN_EXAMPLES]
+    errors = [
+        d for d in problems if d.severity.value == "error" and d.code not in ALLOWED_IN_EXAMPLES
+    ]
     assert not errors, errors

@@ -20,8 +20,9 @@ from dsl.validate import validate_cases
 TABLE = [(label, example) for label, examples in SYNTAX_ERRORS.items() for example in examples]
 
 
-@pytest.mark.parametrize(("label", "example"), TABLE,
-                         ids=[f"{i}-{label[:30]}" for i, (label, _) in enumerate(TABLE)])
+@pytest.mark.parametrize(
+    ("label", "example"), TABLE, ids=[f"{i}-{label[:30]}" for i, (label, _) in enumerate(TABLE)]
+)
 def test_every_table_example_fails_with_its_own_label(label: str, example: str) -> None:
     with pytest.raises(UnexpectedInput) as err:
         case_parser().parse(example)
@@ -58,21 +59,26 @@ def test_unclosed_nested_block_is_found_by_indentation(sample_text: str) -> None
     assert line == line_of(sample_text, 'step "Run once with P2P off" {')
 
 
-@pytest.mark.parametrize(("anchor", "extra", "offset"), [
-    ("    scope any\n", "    scope any\n    }\n", 1),  # misaligned `}`
-    ("    scope any\n", "    scope any }\n", 0),  # `}` at the end of a line
-    ("    is set\n  }\n", "    is set\n  }\n  }\n", 2),  # aligned, but the case closes
-])
-def test_extra_closing_brace_is_reported_where_it_is(sample_text: str, anchor: str, extra: str,
-                                                     offset: int) -> None:
+@pytest.mark.parametrize(
+    ("anchor", "extra", "offset"),
+    [
+        ("    scope any\n", "    scope any\n    }\n", 1),  # misaligned `}`
+        ("    scope any\n", "    scope any }\n", 0),  # `}` at the end of a line
+        ("    is set\n  }\n", "    is set\n  }\n  }\n", 2),  # aligned, but the case closes
+    ],
+)
+def test_extra_closing_brace_is_reported_where_it_is(
+    sample_text: str, anchor: str, extra: str, offset: int
+) -> None:
     broken = sample_text.replace(anchor, extra, 1)
     line, _, message = error_of(broken)
     assert line == line_of(sample_text, anchor) + offset
     assert "one `}` too many" in message
 
 
-@pytest.mark.parametrize("anchor", ["  tags [hang", "  severity high", "    is set\n",
-                                    "    expect match", "  match {"])
+@pytest.mark.parametrize(
+    "anchor", ["  tags [hang", "  severity high", "    is set\n", "    expect match", "  match {"]
+)
 def test_stray_word_is_reported_on_its_own_line(sample_text: str, anchor: str) -> None:
     broken = sample_text.replace(anchor, "  foo\n" + anchor, 1)
     line, column, message = error_of(broken)
@@ -81,18 +87,22 @@ def test_stray_word_is_reported_on_its_own_line(sample_text: str, anchor: str) -
     assert column == 3
 
 
-@pytest.mark.parametrize(("before", "after", "at", "says"), [
-    ('over PCIe"\n', "over PCIe\n", '"Hang', "string is not closed"),
-    ("model /RTX 40\\d0/", "model /RTX 40\\d0", "/RTX", "regex is not closed"),
-    ("scope any", "scope = any", "=", "invalid character `=`"),
-    ("scope any", "scope any;", ";", "invalid character `;`"),
-    ("scope any", "scope any @", "@", "invalid character `@`"),
-    ("scope any", "scope 'any'", "'", "invalid character `'`"),
-    ("scope any", "scope any\x01", "\x01", "invalid character `U+0001`"),
-    ("collect ```bash", "collect ```bash export X=1", "```", "first line holds only ```"),
-])
-def test_bad_tokens_are_reported_at_their_start(sample_text: str, before: str, after: str,
-                                                at: str, says: str) -> None:
+@pytest.mark.parametrize(
+    ("before", "after", "at", "says"),
+    [
+        ('over PCIe"\n', "over PCIe\n", '"Hang', "string is not closed"),
+        ("model /RTX 40\\d0/", "model /RTX 40\\d0", "/RTX", "regex is not closed"),
+        ("scope any", "scope = any", "=", "invalid character `=`"),
+        ("scope any", "scope any;", ";", "invalid character `;`"),
+        ("scope any", "scope any @", "@", "invalid character `@`"),
+        ("scope any", "scope 'any'", "'", "invalid character `'`"),
+        ("scope any", "scope any\x01", "\x01", "invalid character `U+0001`"),
+        ("collect ```bash", "collect ```bash export X=1", "```", "first line holds only ```"),
+    ],
+)
+def test_bad_tokens_are_reported_at_their_start(
+    sample_text: str, before: str, after: str, at: str, says: str
+) -> None:
     broken = sample_text.replace(before, after, 1)
     line, column, message = error_of(broken)
     assert says in message
@@ -115,7 +125,10 @@ def test_empty_file_and_second_case() -> None:
     assert error_of("") == (1, 1, "the file holds no case; expected `case <id> {`")
     assert error_of("# only a comment\n\n")[0] == 1
     assert error_of("case a {\n}\ncase b {\n}\n") == (
-        3, 1, "a second `case` in one file: a file holds exactly one case")
+        3,
+        1,
+        "a second `case` in one file: a file holds exactly one case",
+    )
 
 
 # ---------------------------------------------------------------- the file cut in half
@@ -150,8 +163,7 @@ def test_cut_at_every_line_reports_the_innermost_open_block(sample_text: str) ->
 
 
 # ---------------------------------------------------------------- through `kb check`
-def _check_error(kb: Callable[..., tuple[int, str, str]], path: Path, line: int,
-                 says: str) -> str:
+def _check_error(kb: Callable[..., tuple[int, str, str]], path: Path, line: int, says: str) -> str:
     code, out, err = kb("check", str(path))
     assert code == 1
     assert "Traceback" not in out + err

@@ -12,8 +12,7 @@ from kb.fixtures import check_fixture, fixtures_of
 CASE = "nccl-p2p-consumer-gpu-hang"
 
 
-def test_breaking_a_regex_fails_its_positive_fixtures(tmp_path: Path,
-                                                      monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_breaking_a_regex_fails_its_positive_fixtures(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     monkeypatch.setenv("KB_CACHE_DIR", str(tmp_path / "cache"))
     pack = tmp_path / "pack"
     shutil.copytree(DEFAULT_CASES / CASE, pack / CASE)
@@ -25,8 +24,9 @@ def test_breaking_a_regex_fails_its_positive_fixtures(tmp_path: Path,
     kb = load_knowledge_base([pack], with_env=False, use_cache=False)
     case = kb.get(CASE)
     assert case is not None
-    outcomes = [check_fixture(spec, (str(pack),)) for spec in fixtures_of(case.case)
-                if spec.positive]
+    outcomes = [
+        check_fixture(spec, (str(pack),)) for spec in fixtures_of(case.case) if spec.positive
+    ]
     failed = [o for o in outcomes if not o.passed]
     assert failed, "a broken p2p regex must break at least one positive fixture"
     message = "\n".join(failed[0].problems)

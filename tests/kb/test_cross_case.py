@@ -45,10 +45,15 @@ def test_each_case_has_positive_and_negative_fixtures() -> None:
 # Written from the seed articles and generated fixtures, before cases were built on real
 # incidents; their real reports are counted by `kb eval`, their floors are the older ones.
 SEED_CASES = {
-    "accelerate-version-collective-mismatch", "collective-mismatch-across-ranks",
-    "docker-shm-too-small-nccl", "eval-save-collective-deadlock",
-    "hccl-link-down-heartbeat-lost", "main-rank-preprocessing-timeout",
-    "nccl-ib-completion-error", "nccl-p2p-consumer-gpu-hang", "nccl-socket-wrong-interface",
+    "accelerate-version-collective-mismatch",
+    "collective-mismatch-across-ranks",
+    "docker-shm-too-small-nccl",
+    "eval-save-collective-deadlock",
+    "hccl-link-down-heartbeat-lost",
+    "main-rank-preprocessing-timeout",
+    "nccl-ib-completion-error",
+    "nccl-p2p-consumer-gpu-hang",
+    "nccl-socket-wrong-interface",
     "rank-oom-cascades-to-watchdog-timeout",
 }
 
@@ -65,7 +70,8 @@ def test_every_later_case_stands_on_real_incidents() -> None:
         positives = sum(s.positive for s in specs)
         negatives = len(specs) - positives
         if positives < 3 or negatives < 2:
-            short.append(f"{compiled.case.id}: {positives} real positive(s), "
-                         f"{negatives} real near miss(es)")
+            short.append(
+                f"{compiled.case.id}: {positives} real positive(s), {negatives} real near miss(es)"
+            )
     assert len(kb.cases) - len(SEED_CASES) >= 30
     assert not short, "\n".join(short)

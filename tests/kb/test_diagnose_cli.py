@@ -14,8 +14,14 @@ from kb.cli.main import main
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "hang-at-eval-8gpu"
-HEALTHY = (ROOT / "cases" / "collective-mismatch-across-ranks" / "fixtures" / "negative"
-           / "healthy-run-with-distributed-debug-detail")
+HEALTHY = (
+    ROOT
+    / "cases"
+    / "collective-mismatch-across-ranks"
+    / "fixtures"
+    / "negative"
+    / "healthy-run-with-distributed-debug-detail"
+)
 
 
 def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
@@ -61,8 +67,7 @@ def test_no_match_text_says_so(capsys: pytest.CaptureFixture[str]) -> None:
     assert "What to collect next:" in out
 
 
-def test_missing_path_is_usage_error(capsys: pytest.CaptureFixture[str],
-                                     tmp_path: Path) -> None:
+def test_missing_path_is_usage_error(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     code, _, err = run(["diagnose", "--evidence", str(tmp_path / "nope")], capsys)
     assert code == 2
     assert "no such file or folder" in err
@@ -74,8 +79,18 @@ def test_unknown_case_is_usage_error(capsys: pytest.CaptureFixture[str]) -> None
 
 
 def test_single_case_filter(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = run(["diagnose", "--evidence", str(EXAMPLE), "--format", "json", "--case",
-                        "collective-mismatch-across-ranks"], capsys)
+    code, out, _ = run(
+        [
+            "diagnose",
+            "--evidence",
+            str(EXAMPLE),
+            "--format",
+            "json",
+            "--case",
+            "collective-mismatch-across-ranks",
+        ],
+        capsys,
+    )
     assert code == 0
     assert [m["id"] for m in json.loads(out)["matches"]] == ["collective-mismatch-across-ranks"]
 
@@ -92,7 +107,10 @@ def test_markdown_is_pasteable(capsys: pytest.CaptureFixture[str]) -> None:
 def test_text_has_no_colour_when_piped(tmp_path: Path) -> None:
     proc = subprocess.run(
         [sys.executable, "-m", "kb.cli.main", "diagnose", "--evidence", str(EXAMPLE)],
-        capture_output=True, text=True, timeout=120, cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
     )
     assert proc.returncode == 0, proc.stderr
     assert "\x1b[" not in proc.stdout
@@ -118,14 +136,31 @@ def test_archive_and_stdin_inputs(tmp_path: Path) -> None:
     with tarfile.open(archive, "w:gz") as tar:
         tar.add(EXAMPLE, arcname="hang")
     proc = subprocess.run(
-        [sys.executable, "-m", "kb.cli.main", "diagnose", "--evidence", str(archive),
-         "--format", "json"], capture_output=True, text=True, timeout=120, cwd=ROOT)
+        [
+            sys.executable,
+            "-m",
+            "kb.cli.main",
+            "diagnose",
+            "--evidence",
+            str(archive),
+            "--format",
+            "json",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+    )
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["matches"][0]["id"] == "eval-save-collective-deadlock"
     log = (EXAMPLE / "logs" / "train.log").read_bytes()
     proc = subprocess.run(
         [sys.executable, "-m", "kb.cli.main", "diagnose", "--evidence", "-", "--format", "json"],
-        input=log, capture_output=True, timeout=120, cwd=ROOT)
+        input=log,
+        capture_output=True,
+        timeout=120,
+        cwd=ROOT,
+    )
     assert proc.returncode in (0, 1), proc.stderr
     data = json.loads(proc.stdout)
     assert data["schema"] == "kb.diagnosis/v1"

@@ -36,7 +36,8 @@ def test_bad_metadata_is_reported_not_raised(tmp_path: Path) -> None:
     assert isinstance(read_meta(tmp_path), str)
     (tmp_path / "incident.yaml").write_text(
         "source: not-a-url\ncase: none\nstatus: confirmed\nestablished: long enough text\n",
-        encoding="utf-8")
+        encoding="utf-8",
+    )
     problem = read_meta(tmp_path)
     assert isinstance(problem, str) and "source" in problem
     assert read_meta(tmp_path / "missing") is None
@@ -60,9 +61,11 @@ def _pack(tmp_path: Path, expected: str, near_miss_of: str | None) -> Path:
     target = case / "fixtures" / kind / "incident"
     shutil.copytree(source, target)
     (case / "case.kb").write_text(head, encoding="utf-8")
-    meta = (f"source: https://example.org/thread\ncase: {expected}\n"
-            f"near_miss_of: {near_miss_of or 'null'}\nstatus: confirmed\n"
-            "established: A relabelled copy for the test.\n")
+    meta = (
+        f"source: https://example.org/thread\ncase: {expected}\n"
+        f"near_miss_of: {near_miss_of or 'null'}\nstatus: confirmed\n"
+        "established: A relabelled copy for the test.\n"
+    )
     (target / "incident.yaml").write_text(meta, encoding="utf-8")
     return case.parent
 
@@ -82,8 +85,13 @@ def test_figures_follow_what_was_named(tmp_path: Path) -> None:
 def test_bounds_are_read_and_breaches_named(tmp_path: Path) -> None:
     bounds = read_bounds(ROOT / "pyproject.toml")
     assert bounds["top1"] > 0 and "near_miss_confirmed" in bounds
-    figures = {"top1": bounds["top1"] - 0.01, "top3": 1.0, "top1_likely_or_better": 1.0,
-               "near_miss_likely_or_better": 0.0, "near_miss_confirmed": 0.5}
+    figures = {
+        "top1": bounds["top1"] - 0.01,
+        "top3": 1.0,
+        "top1_likely_or_better": 1.0,
+        "near_miss_likely_or_better": 0.0,
+        "near_miss_confirmed": 0.5,
+    }
     found = breaches(figures, bounds)
     assert any(b.startswith("top1 ") for b in found)
     assert any(b.startswith("near_miss_confirmed") for b in found)
@@ -120,14 +128,25 @@ def test_the_site_page_shows_the_current_figures() -> None:
 
 def test_floors_are_only_ever_raised() -> None:
     """Along the history of pyproject.toml, no floor went down and no ceiling went up."""
+
     def bounds_at(rev: str) -> dict[str, float]:
-        shown = subprocess.run(["git", "show", f"{rev}:pyproject.toml"], cwd=ROOT,
-                               capture_output=True, text=True, check=True)
+        shown = subprocess.run(
+            ["git", "show", f"{rev}:pyproject.toml"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
         table = tomllib.loads(shown.stdout).get("tool", {}).get("kb", {}).get("eval", {})
         return {k.replace("-", "_"): float(v) for k, v in table.items()}
 
-    log = subprocess.run(["git", "log", "--format=%H", "-n", "50", "--", "pyproject.toml"],
-                         cwd=ROOT, capture_output=True, text=True, check=True)
+    log = subprocess.run(
+        ["git", "log", "--format=%H", "-n", "50", "--", "pyproject.toml"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     revs = log.stdout.split()  # newest first
     history = [read_bounds(ROOT / "pyproject.toml")] + [bounds_at(r) for r in revs]
     assert any(history[1:]), "no committed floors in the history of pyproject.toml"

@@ -9,8 +9,10 @@ import pytest
 from dsl.api import load_cases
 from kb.lint import RULES, lint_cases
 
-ERROR_LINE = ("[rank0]:[E ProcessGroupNCCL.cpp:1316] ncclRemoteError: A call failed possibly "
-              "due to a network error or a remote process exiting prematurely.")
+ERROR_LINE = (
+    "[rank0]:[E ProcessGroupNCCL.cpp:1316] ncclRemoteError: A call failed possibly "
+    "due to a network error or a remote process exiting prematurely."
+)
 HEALTHY_LINE = "{'loss': 2.3412, 'learning_rate': 1e-05, 'epoch': 0.01}"
 
 CLEAN = """
@@ -52,13 +54,20 @@ case lint-probe-remote-error {
 """
 
 
-def make_case(root: Path, text: str = CLEAN, *, positive: str | None = ERROR_LINE,
-              negative: str | None = HEALTHY_LINE, case_id: str = "lint-probe-remote-error",
-              fixture_name: str = "two-ranks") -> Path:
+def make_case(
+    root: Path,
+    text: str = CLEAN,
+    *,
+    positive: str | None = ERROR_LINE,
+    negative: str | None = HEALTHY_LINE,
+    case_id: str = "lint-probe-remote-error",
+    fixture_name: str = "two-ranks",
+) -> Path:
     folder = root / case_id
     folder.mkdir(parents=True)
     (folder / "case.kb").write_text(
-        text.replace("case lint-probe-remote-error {", f"case {case_id} {{"), encoding="utf-8")
+        text.replace("case lint-probe-remote-error {", f"case {case_id} {{"), encoding="utf-8"
+    )
     for kind, line in (("positive", positive), ("negative", negative)):
         (folder / "fixtures" / kind).mkdir(parents=True)
         if line is not None:
@@ -98,15 +107,19 @@ def test_rule_out_hit_by_a_negative_fixture_is_clean(tmp_path: Path) -> None:
 def test_missing_metadata(tmp_path: Path) -> None:
     text = CLEAN.replace("  severity high\n", "").replace(
         '  references ["https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/'
-        'troubleshooting.html"]\n', "")
+        'troubleshooting.html"]\n',
+        "",
+    )
     make_case(tmp_path, text)
     found = [m for c, m in lint(tmp_path) if c == "lint/missing-metadata"]
     assert found == ["case `lint-probe-remote-error` is missing severity, references"]
 
 
 def test_todo_placeholders_count_as_missing(tmp_path: Path) -> None:
-    make_case(tmp_path, CLEAN.replace('title "NCCL remote error after a peer died"',
-                                      'title "TODO: name it"'))
+    make_case(
+        tmp_path,
+        CLEAN.replace('title "NCCL remote error after a peer died"', 'title "TODO: name it"'),
+    )
     found = lint(tmp_path)
     assert ("lint/missing-metadata", "case `lint-probe-remote-error` is missing title") in found
 
@@ -120,32 +133,43 @@ def test_placeholder_text(tmp_path: Path) -> None:
 def test_missing_fixture(tmp_path: Path, kind: str) -> None:
     make_case(tmp_path, **{kind: None})  # type: ignore[arg-type]
     found = [m for c, m in lint(tmp_path) if c == "lint/missing-fixture"]
-    assert found == [f"case `lint-probe-remote-error` has no {kind} fixture folder "
-                     f"(fixtures/{kind}/<name>/)"]
+    assert found == [
+        f"case `lint-probe-remote-error` has no {kind} fixture folder (fixtures/{kind}/<name>/)"
+    ]
 
 
 def test_evidence_never_hit(tmp_path: Path) -> None:
-    text = CLEAN.replace("    require remote_error\n",
-                         "    require remote_error\n    support timeout_seen\n").replace(
-        "  match {", '  evidence timeout_seen: log {\n    pattern /Watchdog caught collective/\n'
-        "  }\n  match {")
+    text = CLEAN.replace(
+        "    require remote_error\n", "    require remote_error\n    support timeout_seen\n"
+    ).replace(
+        "  match {",
+        "  evidence timeout_seen: log {\n    pattern /Watchdog caught collective/\n  }\n  match {",
+    )
     make_case(tmp_path, text)
     found = [m for c, m in lint(tmp_path) if c == "lint/evidence-never-hit"]
-    assert found == ["evidence `timeout_seen` holds on none of the 1 positive fixture(s) of "
-                     "`lint-probe-remote-error`"]
+    assert found == [
+        "evidence `timeout_seen` holds on none of the 1 positive fixture(s) of "
+        "`lint-probe-remote-error`"
+    ]
 
 
 def test_unverified_step(tmp_path: Path) -> None:
     make_case(tmp_path, CLEAN.replace('      verify "one rank shows the first error"\n', ""))
     found = [m for c, m in lint(tmp_path) if c == "lint/unverified-step"]
-    assert found == ["step \"Read the other ranks' logs\" of remedy 'Find the peer that died' "
-                     "has no verification"]
+    assert found == [
+        "step \"Read the other ranks' logs\" of remedy 'Find the peer that died' "
+        "has no verification"
+    ]
 
 
 def test_verify_run_counts_as_verification(tmp_path: Path) -> None:
-    make_case(tmp_path, CLEAN.replace('      verify "one rank shows the first error"\n',
-                                      "      verify_run ```bash\n      grep -c Error r.log\n"
-                                      "      ```\n"))
+    make_case(
+        tmp_path,
+        CLEAN.replace(
+            '      verify "one rank shows the first error"\n',
+            "      verify_run ```bash\n      grep -c Error r.log\n      ```\n",
+        ),
+    )
     assert "lint/unverified-step" not in codes(tmp_path)
 
 
@@ -166,8 +190,10 @@ def test_unknown_component(tmp_path: Path) -> None:
 def test_fixture_name_not_kebab_case(tmp_path: Path) -> None:
     make_case(tmp_path, fixture_name="Two_Ranks")
     found = [m for c, m in lint(tmp_path) if c == "lint/fixture-name-not-kebab-case"]
-    assert found == ["fixture folder `positive/Two_Ranks` is not kebab-case",
-                     "fixture folder `negative/Two_Ranks` is not kebab-case"]
+    assert found == [
+        "fixture folder `positive/Two_Ranks` is not kebab-case",
+        "fixture folder `negative/Two_Ranks` is not kebab-case",
+    ]
 
 
 def test_unpaired_translation(tmp_path: Path) -> None:
@@ -176,7 +202,7 @@ def test_unpaired_translation(tmp_path: Path) -> None:
     found = sorted(m for c, m in lint(tmp_path) if c == "lint/unpaired-translation")
     assert found == [
         "remedy 'Find the peer that died' has no `.zh` twin, but this case has Chinese text",
-        "step \"Read the other ranks' logs\" has no `.zh` twin, but this case has Chinese text",
+        'step "Read the other ranks\' logs" has no `.zh` twin, but this case has Chinese text',
         "summary has no `.zh` twin, but this case has Chinese text",
         "symptom 'The job dies with ncclRemoteError' has no `.zh` twin, but this case has "
         "Chinese text",
@@ -185,22 +211,28 @@ def test_unpaired_translation(tmp_path: Path) -> None:
 
 def test_shadowed_case(tmp_path: Path) -> None:
     make_case(tmp_path)  # the general case, required line only
-    stronger = CLEAN.replace("    require remote_error\n",
-                             "    require remote_error\n    support remote_error weight 3\n")
+    stronger = CLEAN.replace(
+        "    require remote_error\n",
+        "    require remote_error\n    support remote_error weight 3\n",
+    )
     make_case(tmp_path, stronger, case_id="lint-probe-remote-error-b")
     found = [m for c, m in lint(tmp_path) if c == "lint/shadowed-case"]
-    assert found == ["on its positive fixture `positive/two-ranks`, `lint-probe-remote-error` "
-                     "ranks first (1.00 vs 1.00)"]
+    assert found == [
+        "on its positive fixture `positive/two-ranks`, `lint-probe-remote-error` "
+        "ranks first (1.00 vs 1.00)"
+    ]
 
 
 def test_specializes_is_not_shadowing(tmp_path: Path) -> None:
     make_case(tmp_path)
-    special = CLEAN.replace("  severity high\n",
-                            "  severity high\n  specializes [lint-probe-remote-error]\n")
+    special = CLEAN.replace(
+        "  severity high\n", "  severity high\n  specializes [lint-probe-remote-error]\n"
+    )
     make_case(tmp_path, special, case_id="lint-probe-remote-error-special")
     result = load_cases([tmp_path], with_env=False)
-    shadowed = {d.path.split("/")[-2] for d in lint_cases(result.cases)
-                if d.code == "lint/shadowed-case"}
+    shadowed = {
+        d.path.split("/")[-2] for d in lint_cases(result.cases) if d.code == "lint/shadowed-case"
+    }
     # the refinement wins on its own evidence (the general case also matching there is
     # legitimate); the general case, whose own fixture cannot tell it from its refinement,
     # is the one reported
@@ -215,8 +247,12 @@ def test_unreadable_fixture_does_not_crash(tmp_path: Path) -> None:
     assert "lint/internal" not in codes(tmp_path)
 
 
-BUNDLED = {"accelerate-version-collective-mismatch", "collective-mismatch-across-ranks",
-           "eval-save-collective-deadlock", "nccl-p2p-consumer-gpu-hang"}
+BUNDLED = {
+    "accelerate-version-collective-mismatch",
+    "collective-mismatch-across-ranks",
+    "eval-save-collective-deadlock",
+    "nccl-p2p-consumer-gpu-hang",
+}
 
 
 def test_bundled_cases_have_no_lint_errors() -> None:

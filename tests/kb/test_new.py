@@ -28,8 +28,13 @@ def evidence(tmp_path: Path) -> Path:
     folder = tmp_path / "evidence" / "IB Run"
     folder.mkdir(parents=True)
     (folder / "rank0.log").write_text(RANK0, encoding="utf-8")
-    rank1 = (RANK0.replace("gpu-node-07", "gpu-node-08").replace("10.12.3.4", "10.12.3.9")
-             .replace("[0]", "[1]").replace("rank0", "rank1").replace("Rank 0", "Rank 1"))
+    rank1 = (
+        RANK0.replace("gpu-node-07", "gpu-node-08")
+        .replace("10.12.3.4", "10.12.3.9")
+        .replace("[0]", "[1]")
+        .replace("rank0", "rank1")
+        .replace("Rank 0", "Rank 1")
+    )
     (folder / "rank1.log").write_text(rank1, encoding="utf-8")
     (folder / "pip-freeze.txt").write_text("torch==2.3.1\naccelerate==0.30.1\n", encoding="utf-8")
     return folder
@@ -62,8 +67,10 @@ def test_refuses_existing_folder(tmp_path: Path, capsys: pytest.CaptureFixture[s
 
 
 def test_refuses_missing_evidence(tmp_path: Path) -> None:
-    assert main(["new", "x-case", "--cases", str(tmp_path), "--from-evidence",
-                 str(tmp_path / "nope")]) == 2
+    assert (
+        main(["new", "x-case", "--cases", str(tmp_path), "--from-evidence", str(tmp_path / "nope")])
+        == 2
+    )
 
 
 def test_redaction_is_consistent_across_files() -> None:
@@ -78,15 +85,20 @@ def test_redaction_is_consistent_across_files() -> None:
     assert r.redact_path("nccl.gpu-node-07.77.log") == "nccl.host-1.77.log"
 
 
-@pytest.mark.parametrize("secret, kept", [
-    ("HF_TOKEN=hf_QwErTyUiOpAsDfGhJkLzXcVbNm123456", "HF_TOKEN="),
-    ("token ghp_abcdefghijklmnopqrstuvwxyz0123456789", "token ghp_REDACTED"),
-    ("key AKIAIOSFODNN7EXAMPLE", "key AKIAREDACTED"),
-    ("db password=hunter2", "db password=[REDACTED]"),
-    ("Authorization: Basic dXNlcjpwYXNz", "Authorization: [REDACTED]"),
-    ("-----BEGIN RSA PRIVATE KEY-----\nMIIEow\n-----END RSA PRIVATE KEY-----",
-     "[REDACTED PRIVATE KEY]"),
-])
+@pytest.mark.parametrize(
+    "secret, kept",
+    [
+        ("HF_TOKEN=hf_QwErTyUiOpAsDfGhJkLzXcVbNm123456", "HF_TOKEN="),
+        ("token ghp_abcdefghijklmnopqrstuvwxyz0123456789", "token ghp_REDACTED"),
+        ("key AKIAIOSFODNN7EXAMPLE", "key AKIAREDACTED"),
+        ("db password=hunter2", "db password=[REDACTED]"),
+        ("Authorization: Basic dXNlcjpwYXNz", "Authorization: [REDACTED]"),
+        (
+            "-----BEGIN RSA PRIVATE KEY-----\nMIIEow\n-----END RSA PRIVATE KEY-----",
+            "[REDACTED PRIVATE KEY]",
+        ),
+    ],
+)
 def test_secrets_are_redacted(secret: str, kept: str) -> None:
     out = Redactor().redact(secret)
     assert kept in out
@@ -99,29 +111,49 @@ def test_versions_times_and_package_pins_survive() -> None:
 
 
 def test_template_generalises_variable_parts() -> None:
-    line = ("[rank3]:[E ProcessGroupNCCL.cpp:563] [Rank 3] Watchdog caught collective operation "
-            "timeout: WorkNCCL(SeqNum=1, OpType=ALLGATHER, NumelIn=292, NumelOut=1168, "
-            "Timeout(ms)=1800000) ran for 1800697 milliseconds before timing out.")
+    line = (
+        "[rank3]:[E ProcessGroupNCCL.cpp:563] [Rank 3] Watchdog caught collective operation "
+        "timeout: WorkNCCL(SeqNum=1, OpType=ALLGATHER, NumelIn=292, NumelOut=1168, "
+        "Timeout(ms)=1800000) ran for 1800697 milliseconds before timing out."
+    )
     pattern, _ = template_of(line) or ("", 0)
-    assert pattern.startswith(r"Watchdog caught collective operation timeout: WorkNCCL\(SeqNum=\d+,")
+    assert pattern.startswith(
+        r"Watchdog caught collective operation timeout: WorkNCCL\(SeqNum=\d+,"
+    )
     assert r"Timeout\(ms\)=\d+\)" in pattern
-    other = line.replace("rank3", "rank0").replace("Rank 3", "Rank 0").replace("SeqNum=1", "SeqNum=77")
+    other = (
+        line.replace("rank3", "rank0").replace("Rank 3", "Rank 0").replace("SeqNum=1", "SeqNum=77")
+    )
     assert template_of(other) == template_of(line)
 
 
 def test_template_keeps_error_codes_and_escapes() -> None:
-    pattern, _ = template_of("EI0002: The wait execution of the Notify register times out. "
-                             "at 0x7f00ab12 in /usr/local/Ascend/lib/libhccl.so") or ("", 0)
+    pattern, _ = template_of(
+        "EI0002: The wait execution of the Notify register times out. "
+        "at 0x7f00ab12 in /usr/local/Ascend/lib/libhccl.so"
+    ) or ("", 0)
     assert pattern.startswith("EI0002: The wait execution")
     assert r"times out\. at 0x[0-9a-fA-F]+ in" in pattern
     assert "/usr" not in pattern
 
 
 def test_from_evidence_drafts_a_case_that_checks_and_tests(
-        tmp_path: Path, evidence: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    tmp_path: Path, evidence: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     cases = tmp_path / "pack"
-    assert main(["new", "ib-remote-error-draft", "--cases", str(cases), "--from-evidence",
-                 str(evidence)]) == 0
+    assert (
+        main(
+            [
+                "new",
+                "ib-remote-error-draft",
+                "--cases",
+                str(cases),
+                "--from-evidence",
+                str(evidence),
+            ]
+        )
+        == 0
+    )
     folder = cases / "ib-remote-error-draft"
     fixture = folder / "fixtures" / "positive" / "ib-run"
     copied = (fixture / "rank0.log").read_text(encoding="utf-8")
@@ -148,11 +180,15 @@ def test_from_archive(tmp_path: Path, evidence: Path) -> None:
     with tarfile.open(archive, "w:gz") as tar:
         tar.add(evidence, arcname="run")
     cases = tmp_path / "pack"
-    assert main(["new", "ib-archive-draft", "--cases", str(cases), "--from-evidence",
-                 str(archive)]) == 0
+    assert (
+        main(["new", "ib-archive-draft", "--cases", str(cases), "--from-evidence", str(archive)])
+        == 0
+    )
     copied = sorted(p.relative_to(cases).as_posix() for p in cases.rglob("*.log"))
-    assert copied == ["ib-archive-draft/fixtures/positive/ib-logs/run/rank0.log",
-                      "ib-archive-draft/fixtures/positive/ib-logs/run/rank1.log"]
+    assert copied == [
+        "ib-archive-draft/fixtures/positive/ib-logs/run/rank0.log",
+        "ib-archive-draft/fixtures/positive/ib-logs/run/rank1.log",
+    ]
 
 
 def test_an_id_with_a_newline_or_too_long_is_refused(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
@@ -165,13 +201,15 @@ def test_an_id_with_a_newline_or_too_long_is_refused(tmp_path, capsys) -> None: 
 
 
 def test_a_bomb_in_the_evidence_is_skipped_and_leaves_no_half_case(
-        tmp_path: Path, evidence: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    tmp_path: Path, evidence: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     import gzip
 
     with gzip.open(evidence / "rank2.log.gz", "wb") as out:
         out.write(b"A" * (64 * 1024 * 1024))  # 64 MiB of one byte: a ratio no log has
-    assert main(["new", "bomb-case", "--cases", str(tmp_path), "--from-evidence",
-                 str(evidence)]) in (0, 1)
+    assert main(
+        ["new", "bomb-case", "--cases", str(tmp_path), "--from-evidence", str(evidence)]
+    ) in (0, 1)
     out = capsys.readouterr()
     assert "decompression bomb" in out.out + out.err and "Traceback" not in out.err
     assert (tmp_path / "bomb-case" / "case.kb").is_file()  # the other files made a draft
@@ -179,6 +217,7 @@ def test_a_bomb_in_the_evidence_is_skipped_and_leaves_no_half_case(
     only_bomb = tmp_path / "only-bomb"
     only_bomb.mkdir()
     (evidence / "rank2.log.gz").rename(only_bomb / "rank0.log.gz")
-    assert main(["new", "bomb-only", "--cases", str(tmp_path), "--from-evidence",
-                 str(only_bomb)]) == 2
+    assert (
+        main(["new", "bomb-only", "--cases", str(tmp_path), "--from-evidence", str(only_bomb)]) == 2
+    )
     assert not (tmp_path / "bomb-only").exists()  # nothing half-made blocks the id

@@ -82,8 +82,14 @@ def _env() -> dict[str, str]:
 
 
 def _pytest(root: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "pytest", "-v", "-p", "no:cacheprovider"],
-                          cwd=root, env=_env(), capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-v", "-p", "no:cacheprovider"],
+        cwd=root,
+        env=_env(),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 def test_plain_pytest_collects_and_passes_the_pack(pack: Path) -> None:
@@ -97,20 +103,38 @@ def test_plain_pytest_collects_and_passes_the_pack(pack: Path) -> None:
 
 def test_broken_regex_fails_naming_case_and_fixture(pack: Path) -> None:
     case = pack / "cases" / CASE_ID / "case.kb"
-    case.write_text(CASE.replace("Got completion from peer", "Got completions from peer"),
-                    encoding="utf-8")
+    case.write_text(
+        CASE.replace("Got completion from peer", "Got completions from peer"), encoding="utf-8"
+    )
     run = _pytest(pack)
     assert run.returncode == 1, run.stdout + run.stderr
     assert "case.kb::positive/ib-retry-exceeded FAILED" in run.stdout
-    assert (f"case {CASE_ID}, fixture positive/ib-retry-exceeded" in run.stdout
-            and f"expected {CASE_ID} to match, but it did not" in run.stdout), run.stdout
+    assert (
+        f"case {CASE_ID}, fixture positive/ib-retry-exceeded" in run.stdout
+        and f"expected {CASE_ID} to match, but it did not" in run.stdout
+    ), run.stdout
 
 
 def test_diagnose_with_cases_matches_the_pack_case(pack: Path) -> None:
     evidence = pack / "cases" / CASE_ID / "fixtures" / "positive" / "ib-retry-exceeded"
-    run = subprocess.run([sys.executable, "-m", "kb.cli.main", "diagnose", "--cases",
-                          str(pack / "cases"), "--evidence", str(evidence), "--format", "json"],
-                         env=_env(), capture_output=True, text=True, timeout=300)
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "kb.cli.main",
+            "diagnose",
+            "--cases",
+            str(pack / "cases"),
+            "--evidence",
+            str(evidence),
+            "--format",
+            "json",
+        ],
+        env=_env(),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert run.returncode == 0, run.stderr
     report = json.loads(run.stdout)
     assert [m["id"] for m in report["matches"]][:1] == [CASE_ID]
@@ -119,12 +143,22 @@ def test_diagnose_with_cases_matches_the_pack_case(pack: Path) -> None:
 def test_kb_test_and_check_take_the_pack(pack: Path) -> None:
     cases = str(pack / "cases")
     for argv in (["test", "--cases", cases, CASE_ID], ["check", cases]):
-        run = subprocess.run([sys.executable, "-m", "kb.cli.main", *argv], env=_env(),
-                             capture_output=True, text=True, timeout=300)
+        run = subprocess.run(
+            [sys.executable, "-m", "kb.cli.main", *argv],
+            env=_env(),
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
         assert run.returncode == 0, run.stdout + run.stderr
     env = _env() | {"KB_CASES": cases}
-    run = subprocess.run([sys.executable, "-m", "kb.cli.main", "test", CASE_ID], env=env,
-                         capture_output=True, text=True, timeout=300)
+    run = subprocess.run(
+        [sys.executable, "-m", "kb.cli.main", "test", CASE_ID],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert "2 passed, 0 failed" in run.stdout.splitlines(), run.stdout + run.stderr
 
 
@@ -137,8 +171,9 @@ def test_a_fixture_path_never_leaves_its_case(pack: Path, tmp_path: Path) -> Non
 
     secret = tmp_path / "secret"
     secret.mkdir()
-    (secret / "token.log").write_text("NCCL WARN NET/IB : Got completion from peer x with error 12\n",
-                                      encoding="utf-8")
+    (secret / "token.log").write_text(
+        "NCCL WARN NET/IB : Got completion from peer x with error 12\n", encoding="utf-8"
+    )
     folder = pack / "cases" / CASE_ID
     (folder / "fixtures" / "negative" / "linked").symlink_to(secret, target_is_directory=True)
     kb = load_knowledge_base([pack / "cases"], with_env=False)
@@ -148,8 +183,11 @@ def test_a_fixture_path_never_leaves_its_case(pack: Path, tmp_path: Path) -> Non
 
     case_file = folder / "case.kb"
     text = case_file.read_text(encoding="utf-8").rstrip()
-    case_file.write_text(text[:-1] + '  fixture "positive/../../../secret" {\n    expect match\n'
-                         '  }\n  fixture "/etc" {\n    expect no-match\n  }\n}\n', encoding="utf-8")
+    case_file.write_text(
+        text[:-1] + '  fixture "positive/../../../secret" {\n    expect match\n'
+        '  }\n  fixture "/etc" {\n    expect no-match\n  }\n}\n',
+        encoding="utf-8",
+    )
     assert main(["check", str(case_file)]) == 1
     kb = load_knowledge_base([pack / "cases"], with_env=False)
     bad = [d for d in kb.diagnostics if d.code == "bad-fixture-path"]

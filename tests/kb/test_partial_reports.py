@@ -28,58 +28,84 @@ def _write(root: Path, files: dict[str, str]) -> Path:
 
 
 def test_veth_interface_in_a_single_nccl_console(tmp_path: Path) -> None:
-    folder = _write(tmp_path, {
-        "console.log": (
-            "node2:1450:1450 [1] NCCL INFO Bootstrap : Using [0]eno4:10.3.68.117<0> "
-            "[1]vethe94aab9:fe80::a86b:69ff:fe67:e3fe%vethe94aab9<0>\n"
-            "node2:1450:1450 [1] NCCL INFO NET/Socket : Using [0]eno4:10.3.68.117<0> "
-            "[1]vethe94aab9:fe80::a86b:69ff:fe67:e3fe%vethe94aab9<0>\n"
-            "node2:1450:1489 [1] NCCL INFO Call to connect returned Connection timed out, "
-            "retrying\n"),
-        "notes.md": "When used DDP multi nodes, NCCL Connection timed out.\n",
-    })
+    folder = _write(
+        tmp_path,
+        {
+            "console.log": (
+                "node2:1450:1450 [1] NCCL INFO Bootstrap : Using [0]eno4:10.3.68.117<0> "
+                "[1]vethe94aab9:fe80::a86b:69ff:fe67:e3fe%vethe94aab9<0>\n"
+                "node2:1450:1450 [1] NCCL INFO NET/Socket : Using [0]eno4:10.3.68.117<0> "
+                "[1]vethe94aab9:fe80::a86b:69ff:fe67:e3fe%vethe94aab9<0>\n"
+                "node2:1450:1489 [1] NCCL INFO Call to connect returned Connection timed out, "
+                "retrying\n"
+            ),
+            "notes.md": "When used DDP multi nodes, NCCL Connection timed out.\n",
+        },
+    )
     ranked = _diagnose(folder)
     assert ranked and ranked[0][0] == "nccl-socket-wrong-interface"
     assert ranked[0][1] in STRONG
 
 
 def test_the_4090_sentence_and_a_gdb_backtrace(tmp_path: Path) -> None:
-    folder = _write(tmp_path, {
-        "issue.md": ("NCCL all_reduce_perf test hangs with multiple RTX 4090 GPUs, works fine "
-                     "when I swap in 2080tis\n"),
-        "gdb-backtrace.txt": ("#0  0x00007f1c in cudaStreamQuery () from libcudart.so.11.0\n"
-                              "#1  0x000055d1 in testStreamSynchronize (ngpus=2) at "
-                              "common.cu:479\n"),
-    })
+    folder = _write(
+        tmp_path,
+        {
+            "issue.md": (
+                "NCCL all_reduce_perf test hangs with multiple RTX 4090 GPUs, works fine "
+                "when I swap in 2080tis\n"
+            ),
+            "gdb-backtrace.txt": (
+                "#0  0x00007f1c in cudaStreamQuery () from libcudart.so.11.0\n"
+                "#1  0x000055d1 in testStreamSynchronize (ngpus=2) at "
+                "common.cu:479\n"
+            ),
+        },
+    )
     ranked = _diagnose(folder)
     assert ranked[0] == ("nccl-p2p-consumer-gpu-hang", "likely")
 
 
 def test_rank1_save_timeout_with_a_barrier_shaped_allreduce(tmp_path: Path) -> None:
-    folder = _write(tmp_path, {
-        "rank1.log": (
-            "[rank1]:[E ProcessGroupNCCL.cpp:563] [Rank 1] Watchdog caught collective operation "
-            "timeout: WorkNCCL(SeqNum=48213, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, "
-            "Timeout(ms)=1800000) ran for 1800472 milliseconds before timing out.\n"),
-        "notes.md": "Multi GPU timeout on save checkpoint\n",
-    })
+    folder = _write(
+        tmp_path,
+        {
+            "rank1.log": (
+                "[rank1]:[E ProcessGroupNCCL.cpp:563] [Rank 1] Watchdog caught collective operation "
+                "timeout: WorkNCCL(SeqNum=48213, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, "
+                "Timeout(ms)=1800000) ran for 1800472 milliseconds before timing out.\n"
+            ),
+            "notes.md": "Multi GPU timeout on save checkpoint\n",
+        },
+    )
     ranked = _diagnose(folder)
     assert ranked[0] == ("eval-save-collective-deadlock", "likely")
 
 
 def test_a_near_miss_stays_below_likely(tmp_path: Path) -> None:
     """The same words with P2P already off is not the P2P case."""
-    folder = _write(tmp_path, {
-        "issue.md": ("Training hangs on 4x RTX 4090. Setting NCCL_P2P_DISABLE=1 does not help, "
-                     "it still hangs.\n"),
-    })
+    folder = _write(
+        tmp_path,
+        {
+            "issue.md": (
+                "Training hangs on 4x RTX 4090. Setting NCCL_P2P_DISABLE=1 does not help, "
+                "it still hangs.\n"
+            ),
+        },
+    )
     assert ("nccl-p2p-consumer-gpu-hang", "likely") not in _diagnose(folder)
 
 
 def test_the_report_leads_with_the_level_and_what_would_confirm_it(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    folder = _write(tmp_path, {"issue.md": "Multi GPU timeout on save checkpoint; 4x A100, it "
-                                           "hangs forever at the checkpoint step\n"})
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = _write(
+        tmp_path,
+        {
+            "issue.md": "Multi GPU timeout on save checkpoint; 4x A100, it "
+            "hangs forever at the checkpoint step\n"
+        },
+    )
     code = main(["diagnose", "--evidence", str(folder)])
     out = capsys.readouterr().out
     assert code == 0
@@ -92,7 +118,7 @@ def test_the_report_leads_with_the_level_and_what_would_confirm_it(
 
 
 def _wrap(text: str, width: int) -> str:
-    return "\n".join(text[i:i + width] for i in range(0, len(text), width))
+    return "\n".join(text[i : i + width] for i in range(0, len(text), width))
 
 
 def test_lines_a_terminal_wrapped_are_read_whole(tmp_path: Path) -> None:
@@ -100,7 +126,8 @@ def test_lines_a_terminal_wrapped_are_read_whole(tmp_path: Path) -> None:
         f"[rank{r}]:[E ProcessGroupNCCL.cpp:563] [Rank {r}] Watchdog caught collective operation "
         f"timeout: WorkNCCL(SeqNum={48213 + r}, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, "
         "Timeout(ms)=1800000) ran for 1800472 milliseconds before timing out."
-        for r in (1, 2, 3)]
+        for r in (1, 2, 3)
+    ]
     wrapped = "\n".join(_wrap(x, 100) for x in lines) + "\n"
     assert "WorkNCCL(SeqNum" not in wrapped  # the wrap really cuts the message...
     folder = _write(tmp_path, {"console.log": wrapped})
@@ -114,13 +141,18 @@ def test_lines_a_terminal_wrapped_are_read_whole(tmp_path: Path) -> None:
 
 
 def test_ranks_at_different_queue_positions_point_at_a_mismatch(tmp_path: Path) -> None:
-    folder = _write(tmp_path, {
-        f"rank{r}.log": (
-            f"[rank{r}]:[E1026 04:01:29.510593654 ProcessGroupNCCL.cpp:1684] [PG ID 0 PG GUID 0"
-            f"(default_pg) Rank {r}] Exception (either an error or timeout) detected by watchdog "
-            f"at work: {pos}, last enqueued NCCL work: {pos}, last completed NCCL work: "
-            f"{pos - 1}.\n")
-        for r, pos in ((0, 80078), (1, 80078), (2, 80077))})
+    folder = _write(
+        tmp_path,
+        {
+            f"rank{r}.log": (
+                f"[rank{r}]:[E1026 04:01:29.510593654 ProcessGroupNCCL.cpp:1684] [PG ID 0 PG GUID 0"
+                f"(default_pg) Rank {r}] Exception (either an error or timeout) detected by watchdog "
+                f"at work: {pos}, last enqueued NCCL work: {pos}, last completed NCCL work: "
+                f"{pos - 1}.\n"
+            )
+            for r, pos in ((0, 80078), (1, 80078), (2, 80077))
+        },
+    )
     kb = knowledge_base_for(default_roots())
     diagnosis = diagnose_bundle(kb, read_bundle(kb, str(folder), workers=1))
     verdict = next(v for v in diagnosis.ranked if v.id == "collective-mismatch-across-ranks")

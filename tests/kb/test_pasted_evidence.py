@@ -33,13 +33,16 @@ def main()
 
 
 def test_snippet_with_gaps_and_a_lost_colon_parses() -> None:
-    tree, error = parse_snippet("def main()\n  ......\n    x = 1\n    for a in b:\n"
-                                "        ... ...\n    if rank == 0:\n        dist.barrier()\n")
+    tree, error = parse_snippet(
+        "def main()\n  ......\n    x = 1\n    for a in b:\n"
+        "        ... ...\n    if rank == 0:\n        dist.barrier()\n"
+    )
     assert tree is not None, error
 
 
-def test_fenced_log_and_code_in_notes_are_evidence(tmp_path: Path,
-                                                   capsys: pytest.CaptureFixture[str]) -> None:
+def test_fenced_log_and_code_in_notes_are_evidence(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     (tmp_path / "notes.md").write_text(NOTES, encoding="utf-8")
     assert main(["diagnose", "--evidence", str(tmp_path), "--format", "json"]) == 0
     data = json.loads(capsys.readouterr().out)
@@ -51,11 +54,14 @@ def test_fenced_log_and_code_in_notes_are_evidence(tmp_path: Path,
     assert not any(q == "eval_context" and n == 18 for q, n in shown)  # code is not a log
 
 
-def test_prose_in_notes_is_not_a_log_line(tmp_path: Path,
-                                          capsys: pytest.CaptureFixture[str]) -> None:
+def test_prose_in_notes_is_not_a_log_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     (tmp_path / "notes.md").write_text(
         "It hangs at evaluation. I checked: no Watchdog caught collective operation timeout "
-        "was printed, and there is no linkdown.\n", encoding="utf-8")
+        "was printed, and there is no linkdown.\n",
+        encoding="utf-8",
+    )
     main(["diagnose", "--evidence", str(tmp_path), "--format", "json"])
     data = json.loads(capsys.readouterr().out)
     # the user's sentence may make the case likely, but it is never proof: the quoted

@@ -32,9 +32,11 @@ def require_browser() -> None:
         missing.append("the selenium package")
     if not missing:
         return
-    message = (f"the browser test needs {', '.join(missing)}: install Debian's chromium and "
-               "chromium-driver (`apt-get install -y chromium chromium-driver`, done by "
-               "scripts/bootstrap.sh --test) and selenium (`pip install -e '.[test]'`)")
+    message = (
+        f"the browser test needs {', '.join(missing)}: install Debian's chromium and "
+        "chromium-driver (`apt-get install -y chromium chromium-driver`, done by "
+        "scripts/bootstrap.sh --test) and selenium (`pip install -e '.[test]'`)"
+    )
     if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
         pytest.fail(message)
     pytest.skip(message)
@@ -66,14 +68,22 @@ def chromium(profile: Path) -> Iterator[Any]:
 
     options = webdriver.ChromeOptions()
     options.binary_location = str(CHROMIUM)
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                "--disable-background-networking", "--disable-component-update",
-                "--disable-sync", "--no-first-run", "--hide-scrollbars",
-                "--window-size=1400,900", f"--user-data-dir={profile}"):
+    for arg in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+        "--hide-scrollbars",
+        "--window-size=1400,900",
+        f"--user-data-dir={profile}",
+    ):
         options.add_argument(arg)
     options.set_capability("goog:loggingPrefs", {"performance": "ALL"})
-    driver = webdriver.Chrome(service=Service(executable_path=str(CHROMEDRIVER)),
-                              options=options)
+    driver = webdriver.Chrome(service=Service(executable_path=str(CHROMEDRIVER)), options=options)
     driver.set_page_load_timeout(WAIT)
     try:
         yield driver
@@ -83,8 +93,10 @@ def chromium(profile: Path) -> Iterator[Any]:
 
 def viewport(driver: Any, width: int, height: int) -> None:
     """The page's own viewport, exactly `width` x `height` CSS pixels."""
-    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
-        "width": width, "height": height, "deviceScaleFactor": 1, "mobile": width < 600})
+    driver.execute_cdp_cmd(
+        "Emulation.setDeviceMetricsOverride",
+        {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": width < 600},
+    )
 
 
 def requested_urls(driver: Any) -> list[str]:
@@ -102,8 +114,7 @@ def wait_for(driver: Any, css: str) -> Any:
     from selenium.webdriver.support import expected_conditions as ec
     from selenium.webdriver.support.ui import WebDriverWait
 
-    return WebDriverWait(driver, WAIT).until(
-        ec.presence_of_element_located((By.CSS_SELECTOR, css)))
+    return WebDriverWait(driver, WAIT).until(ec.presence_of_element_located((By.CSS_SELECTOR, css)))
 
 
 RESULT_LINKS = ".md-search-result__list > .md-search-result__item > a"
@@ -124,9 +135,12 @@ def search(driver: Any, base: str, text: str, expect: str) -> list[str]:
 
     def links(d: Any) -> list[str]:
         """All result links in one script call (the list is re-rendered as results come)."""
-        return list(d.execute_script(
-            "return Array.from(document.querySelectorAll(arguments[0]), a => a.href);",
-            RESULT_LINKS))
+        return list(
+            d.execute_script(
+                "return Array.from(document.querySelectorAll(arguments[0]), a => a.href);",
+                RESULT_LINKS,
+            )
+        )
 
     with contextlib.suppress(TimeoutException):
         WebDriverWait(driver, 10).until(lambda d: any(expect in h for h in links(d)[:1]))

@@ -17,9 +17,23 @@ def mkdocs_build(dest: Path, **env_extra: str) -> subprocess.CompletedProcess[st
     env.update(env_extra)
     env["NO_MKDOCS_2_WARNING"] = "1"
     return subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(REPO / "mkdocs.yml"),
-         "-d", str(dest)],
-        cwd=REPO, env=env, capture_output=True, text=True, timeout=BUILD_TIMEOUT, check=False,
+        [
+            sys.executable,
+            "-m",
+            "mkdocs",
+            "build",
+            "--strict",
+            "-f",
+            str(REPO / "mkdocs.yml"),
+            "-d",
+            str(dest),
+        ],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=BUILD_TIMEOUT,
+        check=False,
     )
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 SAMPLE_ID = "site-test-extra-npu-socket-timeout"
 SAMPLE_ERROR = "Wait timeout for sockets recv"
 
-SAMPLE = '''
+SAMPLE = """
 case site-test-extra-npu-socket-timeout {
   title "Rank 1 times out waiting for sockets during the first allreduce"
   title.zh "首个 allreduce 中 Rank 1 等待 socket 超时"
@@ -77,7 +77,7 @@ python -c "import accelerate; print(accelerate.__version__)"
     expect no-match
   }
 }
-'''
+"""
 
 SAMPLE_FIXTURES = {
     "positive/two-ranks/rank0/plog-0.log": "[INFO] HCCL(11,python): init ok\n",

@@ -38,9 +38,11 @@ def _require_browser() -> None:
         missing.append("the selenium package")
     if not missing:
         return
-    message = (f"the browser test needs {', '.join(missing)}: install Debian's chromium and "
-               "chromium-driver (`apt-get install -y chromium chromium-driver`, done by "
-               "scripts/bootstrap.sh --test) and selenium (`pip install -e '.[test]'`)")
+    message = (
+        f"the browser test needs {', '.join(missing)}: install Debian's chromium and "
+        "chromium-driver (`apt-get install -y chromium chromium-driver`, done by "
+        "scripts/bootstrap.sh --test) and selenium (`pip install -e '.[test]'`)"
+    )
     if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
         pytest.fail(message)
     pytest.skip(message)
@@ -54,8 +56,9 @@ class _Quiet(SimpleHTTPRequestHandler):
 @pytest.fixture(scope="module")
 def served(extra_site: Path) -> Iterator[str]:
     """The built site on 127.0.0.1, on a free port, for the length of this module."""
-    server = ThreadingHTTPServer(("127.0.0.1", 0),
-                                 functools.partial(_Quiet, directory=str(extra_site)))
+    server = ThreadingHTTPServer(
+        ("127.0.0.1", 0), functools.partial(_Quiet, directory=str(extra_site))
+    )
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     yield f"http://127.0.0.1:{server.server_address[1]}"
@@ -71,13 +74,20 @@ def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
 
     options = webdriver.ChromeOptions()
     options.binary_location = str(CHROMIUM)
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                "--disable-background-networking", "--disable-component-update",
-                "--disable-sync", "--no-first-run", "--window-size=1280,1400",
-                f"--user-data-dir={tmp_path_factory.mktemp('chromium-profile')}"):
+    for arg in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+        "--window-size=1280,1400",
+        f"--user-data-dir={tmp_path_factory.mktemp('chromium-profile')}",
+    ):
         options.add_argument(arg)
-    driver = webdriver.Chrome(service=Service(executable_path=str(CHROMEDRIVER)),
-                              options=options)
+    driver = webdriver.Chrome(service=Service(executable_path=str(CHROMEDRIVER)), options=options)
     driver.set_page_load_timeout(WAIT)
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     yield driver
@@ -112,14 +122,24 @@ def searchable_error(extra_cases: Path) -> tuple[str, str]:
     cases = bundled + extra
     # the most distinctive phrase: one whose words the fewest other cases use, so the search
     # has one clearly right answer to rank first (as for a real, specific error line)
-    texts = {c.id: set(re.findall(r"[a-z]{3,}", (Path(c.folder) / "case.kb")
-                                  .read_text(encoding="utf-8").lower())) for c in cases}
+    texts = {
+        c.id: set(
+            re.findall(
+                r"[a-z]{3,}", (Path(c.folder) / "case.kb").read_text(encoding="utf-8").lower()
+            )
+        )
+        for c in cases
+    }
     best: tuple[int, int, str, str] | None = None
     for case in cases:
         # an error a user would paste: a query that proves or signals the case, not one
         # that only rules it out
-        signals = {r.name for c in case.condition.clauses
-                   if c.role in (m.Role.REQUIRED, m.Role.LIKELY) for r in _refs(c.expr)}
+        signals = {
+            r.name
+            for c in case.condition.clauses
+            if c.role in (m.Role.REQUIRED, m.Role.LIKELY)
+            for r in _refs(c.expr)
+        }
         for q in case.queries:
             if not isinstance(q, m.LogQuery) or q.name not in signals:
                 continue
@@ -138,8 +158,7 @@ def searchable_error(extra_cases: Path) -> tuple[str, str]:
 
 def test_literal_phrase_of_a_pattern() -> None:
     assert literal_phrase(r"Wait timeout for sockets recv") == "Wait timeout for sockets recv"
-    assert literal_phrase(r"(?i)NCCL WARN .*Call to connect returned") == \
-        "Call to connect returned"
+    assert literal_phrase(r"(?i)NCCL WARN .*Call to connect returned") == "Call to connect returned"
 
 
 def _wait(driver: Any, css: str) -> Any:
@@ -147,8 +166,7 @@ def _wait(driver: Any, css: str) -> Any:
     from selenium.webdriver.support import expected_conditions as ec
     from selenium.webdriver.support.ui import WebDriverWait
 
-    return WebDriverWait(driver, WAIT).until(
-        ec.presence_of_element_located((By.CSS_SELECTOR, css)))
+    return WebDriverWait(driver, WAIT).until(ec.presence_of_element_located((By.CSS_SELECTOR, css)))
 
 
 def test_home_case_page_and_search_in_a_browser(
@@ -188,7 +206,8 @@ def test_home_case_page_and_search_in_a_browser(
     def found(driver: Any) -> bool:
         """The case is among the first pages listed (each page's first link is the page)."""
         pages = driver.find_elements(
-            By.CSS_SELECTOR, ".md-search-result__list > .md-search-result__item > a")
+            By.CSS_SELECTOR, ".md-search-result__list > .md-search-result__item > a"
+        )
         hrefs = [a.get_attribute("href") or "" for a in pages[:TOP]]
         return any(f"/cases/{case_id}/" in h for h in hrefs)
 

@@ -29,8 +29,17 @@ def test_bundled_site_builds_strictly_with_a_page_per_case(bundled_site: Path) -
         if any(s.text.zh for s in case.symptoms) or case.summary.zh:
             assert 'lang="zh"' in page, case.id
         assert f'href="{case.id}/"' in index, f"{case.id} missing from the cases index"
-    for path in ("", "find/symptoms", "find/components", "find/hardware", "tags",
-                 "contributing", "find/phases", "find/errors", "find/errors/ei0002"):
+    for path in (
+        "",
+        "find/symptoms",
+        "find/components",
+        "find/hardware",
+        "tags",
+        "contributing",
+        "find/phases",
+        "find/errors",
+        "find/errors/ei0002",
+    ):
         assert (bundled_site / path / "index.html").is_file(), path
 
 
@@ -61,9 +70,11 @@ def test_case_page_shows_evidence_fixes_and_source(extra_site: Path) -> None:
     assert "中文" in page and 'lang="zh"' in page  # English | 中文 tabs
     # The fixture line that the query matches is shown whole, its decisive part marked.
     assert f"<mark>{SAMPLE_ERROR}</mark>" in page
-    assert 'data-tabs' in page or 'class="tabbed-set' in page
-    assert "pip install &quot;accelerate==0.28.0&quot;" in page or \
-        'pip install "accelerate==0.28.0"' in text_of(page, "code")
+    assert "data-tabs" in page or 'class="tabbed-set' in page
+    assert (
+        "pip install &quot;accelerate==0.28.0&quot;" in page
+        or 'pip install "accelerate==0.28.0"' in text_of(page, "code")
+    )
     assert "kb diagnose --evidence ./logs" in text_of(page, "code")
     assert "accelerate&gt;=1.0" in page
     assert 'href="https://example.com/site-test"' in page
@@ -92,10 +103,10 @@ def test_hostile_case_cannot_inject_into_the_site(hostile_site: Path) -> None:
 
 
 def test_the_injection_detector_finds_injections(tmp_path: Path) -> None:
-    (tmp_path / "a.html").write_text('<p>x</p><script>alert(1)</script>', encoding="utf-8")
+    (tmp_path / "a.html").write_text("<p>x</p><script>alert(1)</script>", encoding="utf-8")
     (tmp_path / "b.html").write_text('<img src=x onerror="alert(2)">', encoding="utf-8")
     (tmp_path / "c.html").write_text('<a href="javascript:alert(3)">c</a>', encoding="utf-8")
-    (tmp_path / "d.html").write_text('<code>&lt;script&gt;alert(4)</code>', encoding="utf-8")
+    (tmp_path / "d.html").write_text("<code>&lt;script&gt;alert(4)</code>", encoding="utf-8")
     assert sorted({f.file for f in injections(tmp_path)}) == ["a.html", "b.html", "c.html"]
 
 

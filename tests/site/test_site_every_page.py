@@ -133,8 +133,14 @@ def visits(browser: Any, served: str, bundled_site: Path) -> Visits:
 def test_every_page_was_loaded_at_both_widths(visits: Visits) -> None:
     cases = load_cases(with_env=False).cases
     assert {f"cases/{c.id}/" for c in cases} <= set(visits.pages)
-    for page in ("", "find/phases/", "find/errors/", "find/errors/ei0002/",
-                 "find/errors/ncclremoteerror/", "find/symptoms/"):
+    for page in (
+        "",
+        "find/phases/",
+        "find/errors/",
+        "find/errors/ei0002/",
+        "find/errors/ncclremoteerror/",
+        "find/symptoms/",
+    ):
         assert page in visits.pages, page
 
 
@@ -145,16 +151,24 @@ def test_no_page_shows_raw_markup_broken_links_sideways_prose_or_cut_lines(
 
 
 def test_fix_starts_within_a_screen_and_a_half_on_every_case_page(visits: Visits) -> None:
-    late = {page: offset for page, (offset, height) in visits.fix_offsets.items()
-            if offset is None or offset > FIX_LIMIT * height}
+    late = {
+        page: offset
+        for page, (offset, height) in visits.fix_offsets.items()
+        if offset is None or offset > FIX_LIMIT * height
+    }
     assert visits.fix_offsets and all(h == 900 for _, h in visits.fix_offsets.values())
     assert late == {}, f"'Fix' starts below {FIX_LIMIT} screens of 900 px: {late}"
 
 
 def test_no_request_leaves_the_local_server(visits: Visits, served: str) -> None:
     assert any(u.startswith(served) for u in visits.requests)
-    outside = sorted({u[:120] for u in visits.requests
-                      if not u.startswith((served, "data:", "blob:", "about:", "chrome:"))})
+    outside = sorted(
+        {
+            u[:120]
+            for u in visits.requests
+            if not u.startswith((served, "data:", "blob:", "about:", "chrome:"))
+        }
+    )
     assert outside == []
 
 
@@ -165,7 +179,8 @@ def test_the_phase_chart_is_drawn_by_the_local_mermaid(browser: Any, served: str
     drawn = browser.execute_script(
         "var m = document.querySelector('article .mermaid');"
         "return [typeof window.mermaid, m.textContent.indexOf('flowchart') < 0,"
-        " m.getBoundingClientRect().height];")
+        " m.getBoundingClientRect().height];"
+    )
     assert drawn[0] == "object" and drawn[1] and drawn[2] > 300, drawn
 
 

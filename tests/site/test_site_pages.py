@@ -24,9 +24,16 @@ def pages(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
 
 
 def test_generated_pages(pages: dict[str, str]) -> None:
-    assert set(pages) == {f"cases/{SAMPLE_ID}.md", "cases/index.md", "find/symptoms.md",
-                          "find/components.md", "find/hardware.md", "find/errors/index.md",
-                          "find/errors/socket-timeout.md", "find/phases.md"}
+    assert set(pages) == {
+        f"cases/{SAMPLE_ID}.md",
+        "cases/index.md",
+        "find/symptoms.md",
+        "find/components.md",
+        "find/hardware.md",
+        "find/errors/index.md",
+        "find/errors/socket-timeout.md",
+        "find/phases.md",
+    }
     for text in pages.values():
         assert text.startswith("---\ntitle: ")
 
@@ -46,9 +53,16 @@ def test_case_page_markdown_in_the_readers_order(pages: dict[str, str]) -> None:
     assert "kb diagnose --evidence ./logs --case " + SAMPLE_ID in page
     assert "```kbcase" in page or "```text" in page
     assert "(../reference/language.md)" in page
-    order = ["<dl class=\"kb-meta\">", "## What you see", "## Quick check", "## Fix",
-             "## Why it happens", '??? info "How kb decides"', '??? note "The case file"',
-             "## References"]
+    order = [
+        '<dl class="kb-meta">',
+        "## What you see",
+        "## Quick check",
+        "## Fix",
+        "## Why it happens",
+        '??? info "How kb decides"',
+        '??? note "The case file"',
+        "## References",
+    ]
     positions = [page.index(x) for x in order]
     assert positions == sorted(positions), order
     assert "Must hold" not in page.split('??? info "How kb decides"')[0]
@@ -77,8 +91,16 @@ def _files(*paths: str) -> Files:
 
 
 def test_nav_lists_what_exists_and_nothing_else() -> None:
-    files = _files("index.md", "cases/index.md", "cases/b.md", "cases/a.md",
-                   "find/symptoms.md", "tags.md", "contributing.md", "extra.md")
+    files = _files(
+        "index.md",
+        "cases/index.md",
+        "cases/b.md",
+        "cases/a.md",
+        "find/symptoms.md",
+        "tags.md",
+        "contributing.md",
+        "extra.md",
+    )
     assert nav.build(files, ["cases/b.md", "cases/a.md"]) == [
         {"Home": "index.md"},
         {"Cases": [{"All cases": "cases/index.md"}, "cases/b.md", "cases/a.md"]},
@@ -87,13 +109,14 @@ def test_nav_lists_what_exists_and_nothing_else() -> None:
         "extra.md",
     ]
     with_language = _files("index.md", nav.LANGUAGE_PAGE, "contributing.md")
-    assert nav.build(with_language, [])[-1] == {
-        "Reference": [nav.LANGUAGE_PAGE, "contributing.md"]}
+    assert nav.build(with_language, [])[-1] == {"Reference": [nav.LANGUAGE_PAGE, "contributing.md"]}
 
 
 def test_contributing_guide_is_adapted_for_the_site() -> None:
-    text = ("# Contributing\n\nSee [the cases](cases/README.md) and [docs](https://x.org).\n"
-            "![shot](img.png)\n[ref]: docs/x.md\n```md\n[keep](this.md)\n```\n")
+    text = (
+        "# Contributing\n\nSee [the cases](cases/README.md) and [docs](https://x.org).\n"
+        "![shot](img.png)\n[ref]: docs/x.md\n```md\n[keep](this.md)\n```\n"
+    )
     out = contributing.adapt(text)
     assert out.startswith("## Contributing")
     assert "See the cases and [docs](https://x.org)." in out

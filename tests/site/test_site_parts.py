@@ -15,23 +15,33 @@ def _html(source: str) -> str:
     return markdown.Markdown(extensions=["pymdownx.escapeall"]).convert(source)
 
 
-@pytest.mark.parametrize(("pattern", "expected"), [
-    (r"NET\/IBP?(\/GIN)? ?: ?Got completion (from peer (\S+ )?)?with (error ?\d+|status=\d+)",
-     ["NET/IB : Got completion with error ‹number›"]),
-    (r"Watchdog caught collective operation timeout|failure detected by watchdog",
-     ["Watchdog caught collective operation timeout", "failure detected by watchdog"]),
-    (r"CANN.*mismatch", ["CANN…mismatch"]),
-    (r"(?i)module 'torch_npu' has no attribute '\w+'",
-     ["module 'torch_npu' has no attribute '‹name›'"]),
-    (r"at 0x[0-9a-f]+", ["at 0x‹hex›"]),
-])
+@pytest.mark.parametrize(
+    ("pattern", "expected"),
+    [
+        (
+            r"NET\/IBP?(\/GIN)? ?: ?Got completion (from peer (\S+ )?)?with (error ?\d+|status=\d+)",
+            ["NET/IB : Got completion with error ‹number›"],
+        ),
+        (
+            r"Watchdog caught collective operation timeout|failure detected by watchdog",
+            ["Watchdog caught collective operation timeout", "failure detected by watchdog"],
+        ),
+        (r"CANN.*mismatch", ["CANN…mismatch"]),
+        (
+            r"(?i)module 'torch_npu' has no attribute '\w+'",
+            ["module 'torch_npu' has no attribute '‹name›'"],
+        ),
+        (r"at 0x[0-9a-f]+", ["at 0x‹hex›"]),
+    ],
+)
 def test_a_pattern_reads_as_the_messages_it_finds(pattern: str, expected: list[str]) -> None:
     assert [messages.plain(x) for x in messages.messages(pattern)] == expected
 
 
 def test_an_unparsable_pattern_falls_back_to_its_longest_literal() -> None:
     assert [messages.plain(x) for x in messages.messages(r"(unclosed group text")] == [
-        "unclosed group text"]
+        "unclosed group text"
+    ]
 
 
 def test_a_message_in_markdown_escapes_its_text_and_marks_what_varies() -> None:
@@ -47,13 +57,21 @@ def test_inline_code_across_a_line_break_stays_code() -> None:
     assert "`" not in html
 
 
-@pytest.mark.parametrize(("url", "title"), [
-    ("https://github.com/NVIDIA/nccl/issues/1405", "NVIDIA/nccl issue #1405"),
-    ("https://github.com/pytorch/pytorch/pull/99", "pytorch/pytorch pull request #99"),
-    ("https://discuss.pytorch.org/t/ddp-hangs-at-init/12345", "PyTorch forums: ddp hangs at init"),
-    ("https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html#nccl-ib-timeout",
-     "docs.nvidia.com: env — nccl ib timeout"),
-])
+@pytest.mark.parametrize(
+    ("url", "title"),
+    [
+        ("https://github.com/NVIDIA/nccl/issues/1405", "NVIDIA/nccl issue #1405"),
+        ("https://github.com/pytorch/pytorch/pull/99", "pytorch/pytorch pull request #99"),
+        (
+            "https://discuss.pytorch.org/t/ddp-hangs-at-init/12345",
+            "PyTorch forums: ddp hangs at init",
+        ),
+        (
+            "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html#nccl-ib-timeout",
+            "docs.nvidia.com: env — nccl ib timeout",
+        ),
+    ],
+)
 def test_reference_titles_come_from_the_address(url: str, title: str) -> None:
     assert references.title(url) == title
 
@@ -66,15 +84,31 @@ def test_free_text_links_only_its_address() -> None:
 
 
 def test_the_normaliser_removes_what_varies_between_runs() -> None:
-    line = ("[rank3]:[E1118 04:22:51.617203991 ProcessGroupNCCL.cpp:1595] h100-a11:31413:31688 "
-            "2024-08-12T10:11:12Z NET/IB : Got completion from peer 10.3.1.17<52347> with "
-            "error 12, vendor err 129 at 0x7f3a2c node-12 host-3")
+    line = (
+        "[rank3]:[E1118 04:22:51.617203991 ProcessGroupNCCL.cpp:1595] h100-a11:31413:31688 "
+        "2024-08-12T10:11:12Z NET/IB : Got completion from peer 10.3.1.17<52347> with "
+        "error 12, vendor err 129 at 0x7f3a2c node-12 host-3"
+    )
     out = normalise.normalise(line)
-    for gone in ("31413", "10.3.1.17", "52347", "2024", "0x7f3a2c", "node-12", "host-3",
-                 "[rank3]", "04:22:51"):
+    for gone in (
+        "31413",
+        "10.3.1.17",
+        "52347",
+        "2024",
+        "0x7f3a2c",
+        "node-12",
+        "host-3",
+        "[rank3]",
+        "04:22:51",
+    ):
         assert gone not in out, gone
-    for kept in ("NET/IB", "Got completion from peer", "error 12", "vendor err 129",
-                 "ProcessGroupNCCL.cpp"):
+    for kept in (
+        "NET/IB",
+        "Got completion from peer",
+        "error 12",
+        "vendor err 129",
+        "ProcessGroupNCCL.cpp",
+    ):
         assert kept in out, kept
 
 
@@ -93,8 +127,10 @@ def cases() -> list[m.Case]:
 
 
 def test_a_pasted_line_scores_its_case_highest(cases: list[m.Case]) -> None:
-    line = ("h100-a11:31413:31688 [3] transport/net_ib.cc:1696 NCCL WARN NET/IB : Got completion "
-            "from peer 10.3.1.17<52347> with error 12, opcode 0, len 0, vendor err 129 (Recv)")
+    line = (
+        "h100-a11:31413:31688 [3] transport/net_ib.cc:1696 NCCL WARN NET/IB : Got completion "
+        "from peer 10.3.1.17<52347> with error 12, opcode 0, len 0, vendor err 129 (Recv)"
+    )
     assert paste.score(line, cases)[0][1] == "nccl-ib-completion-error"
     assert paste.score("hello world again", cases) == []
 
@@ -113,17 +149,25 @@ def test_every_case_has_one_phase_and_the_rule_is_deterministic(cases: list[m.Ca
     assert [p.key for p, _ in groups] == [p.key for p in phases.PHASES]
     assert sum(len(cs) for _, cs in groups) == len(cases)
     reversed_groups = phases.by_phase(list(reversed(cases)))
-    assert [{c.id for c in cs} for _, cs in reversed_groups] == [{c.id for c in cs}
-                                                                 for _, cs in groups]
+    assert [{c.id for c in cs} for _, cs in reversed_groups] == [
+        {c.id for c in cs} for _, cs in groups
+    ]
     assert phases.phase_of(next(c for c in cases if c.id == "master-port-in-use")).key == "launch"
-    assert phases.phase_of(next(c for c in cases if c.id == "eval-save-collective-deadlock")
-                           ).key == "eval"
+    assert (
+        phases.phase_of(next(c for c in cases if c.id == "eval-save-collective-deadlock")).key
+        == "eval"
+    )
 
 
 def test_error_codes_list_only_cases_that_speak_for_them(cases: list[m.Case]) -> None:
     found = {c.name: c for c in codes.collect(cases)}
-    for code in ("EI0002", "EI0006", "ncclRemoteError", "IBV_WC_RETRY_EXC_ERR",
-                 "Watchdog caught collective operation timeout"):
+    for code in (
+        "EI0002",
+        "EI0006",
+        "ncclRemoteError",
+        "IBV_WC_RETRY_EXC_ERR",
+        "Watchdog caught collective operation timeout",
+    ):
         assert code in found, code
     assert "nccl-ib-completion-error" in {c.id for c in found["IBV_WC_RETRY_EXC_ERR"].cases}
     # nccl-p2p-consumer-gpu-hang only rules out NCCL_P2P_DISABLE; it explains no EI code
@@ -131,12 +175,15 @@ def test_error_codes_list_only_cases_that_speak_for_them(cases: list[m.Case]) ->
     assert found["EI0002"].slug == "ei0002"
 
 
-@pytest.mark.parametrize(("pattern", "safe"), [
-    (r"(a+)+$", False),
-    (r"(x|yz)*q", False),
-    (r"NET/IB ?: ?Got completion (from peer (\S+ )?)?with (error ?\d+)", True),
-    (r"Watchdog caught .* timeout", True),
-])
+@pytest.mark.parametrize(
+    ("pattern", "safe"),
+    [
+        (r"(a+)+$", False),
+        (r"(x|yz)*q", False),
+        (r"NET/IB ?: ?Got completion (from peer (\S+ )?)?with (error ?\d+)", True),
+        (r"Watchdog caught .* timeout", True),
+    ],
+)
 def test_patterns_that_could_backtrack_for_ever_stay_out_of_the_browser(
     pattern: str, safe: bool
 ) -> None:

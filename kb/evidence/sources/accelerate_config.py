@@ -84,9 +84,14 @@ class AccelerateConfigSource(WholeFileSource):
             try:
                 plain = _plain(data)
             except _TooLarge as exc:
-                self.ctx.facts.suspicious.append(EvidenceLine(
-                    file=self.ctx.display, line=1, source=self.name,
-                    text=f"YAML not read: {exc} (an accelerate config has a few dozen)"))
+                self.ctx.facts.suspicious.append(
+                    EvidenceLine(
+                        file=self.ctx.display,
+                        line=1,
+                        source=self.name,
+                        text=f"YAML not read: {exc} (an accelerate config has a few dozen)",
+                    )
+                )
                 return
             assert isinstance(plain, dict)
             self.ctx.facts.accelerate_config = plain

@@ -60,7 +60,10 @@ class NcclSource(LineSource):
         "warn": (r"NCCL WARN", False),
         "coll": (r"NCCL INFO [A-Za-z]+: opCount [0-9a-fA-F]+ ", False),
         "env": (r"NCCL INFO [A-Z][A-Z0-9_]+ set by environment to", False),
-        "test_device": (r"#\s+Rank\s+\d+\s+Group\s+\d+\s+Pid\s+\d+\s+on\s+\S+\s+device\s+\d+ ", False),
+        "test_device": (
+            r"#\s+Rank\s+\d+\s+Group\s+\d+\s+Pid\s+\d+\s+on\s+\S+\s+device\s+\d+ ",
+            False,
+        ),
         "p2p": (r"P2P is disabled between|Could not enable P2P|P2P not supported between", False),
         "error": (
             r"NCCL error|ncclSystemError|ncclInternalError|ncclUnhandledCudaError|ncclRemoteError"
@@ -133,9 +136,15 @@ class NcclSource(LineSource):
         elif key == "test_device":
             m = _TEST_DEVICE.search(body)
             if m and len(self.ctx.facts.devices) < 1024:
-                self.ctx.facts.devices.append(Device(
-                    index=int(m.group(1)), model=m.group(4), bus_id=m.group(3),
-                    file=self.ctx.display, line=line.no))
+                self.ctx.facts.devices.append(
+                    Device(
+                        index=int(m.group(1)),
+                        model=m.group(4),
+                        bus_id=m.group(3),
+                        file=self.ctx.display,
+                        line=line.no,
+                    )
+                )
         elif key in ("warn", "p2p", "error"):
             self.ctx.suspicious(line, self.name)
 

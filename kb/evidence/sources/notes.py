@@ -15,7 +15,8 @@ from kb.evidence.sources.reported import device_mentions, versions_in
 # hardware_note.txt, bug-description.txt, 问题描述.txt
 _NAMES = re.compile(
     r"(^|[-_. ])(readme|notes?|issue|description|problem|symptoms?|report|summary|question"
-    r"|context|details|story|what[-_]happened)([-_. ]|s?$)|问题|描述|说明|现象", re.I
+    r"|context|details|story|what[-_]happened)([-_. ]|s?$)|问题|描述|说明|现象",
+    re.I,
 )
 SYMPTOMS = re.compile(
     r"\bhang(s|ing)?\b|\bstuck\b|\bfreez(e|es|ing)\b|\bdeadlock|\btimes? out\b|\btimeout\b|卡住|卡死|挂起|超时|报错",
@@ -78,8 +79,16 @@ class NotesSource(WholeFileSource):
                     continue
                 seen_models.add(model)
                 for index in range(count):
-                    facts.devices.append(Device(index=index, kind=kind, model=model,
-                                                file=self.ctx.display, line=no, reported=True))
+                    facts.devices.append(
+                        Device(
+                            index=index,
+                            kind=kind,
+                            model=model,
+                            file=self.ctx.display,
+                            line=no,
+                            reported=True,
+                        )
+                    )
             # versions go to a package list of their own (tool "notes"), never to the facts
             # a tool fills (nccl_version…): a capture beats words, and words are no conflict
             for name, version in versions_in(raw):
@@ -95,8 +104,10 @@ class NotesSource(WholeFileSource):
 
 _WORD = re.compile(r"[A-Za-z\u4e00-\u9fff][A-Za-z'\u4e00-\u9fff-]*")
 _CJK = re.compile(r"[\u4e00-\u9fff]")
-_LOG_MARK = re.compile(r"\d{2}:\d{2}:\d{2}|^\s*(\[|File \"|Traceback|\w+Error\b)|\bNCCL (INFO|WARN)\b"
-                       r"|^\S+:\d+:\d+ \[\d+\]|^[\w.-]+==\d|^\s*#|^\s{4}")
+_LOG_MARK = re.compile(
+    r"\d{2}:\d{2}:\d{2}|^\s*(\[|File \"|Traceback|\w+Error\b)|\bNCCL (INFO|WARN)\b"
+    r"|^\S+:\d+:\d+ \[\d+\]|^[\w.-]+==\d|^\s*#|^\s{4}"
+)
 
 
 def mostly_prose(head: str) -> bool:
@@ -110,9 +121,13 @@ def mostly_prose(head: str) -> bool:
     lines = [ln for ln in head.splitlines()[:40] if ln.strip()]
     if not lines or len(head) > 16384:
         return False
-    prose = sum(1 for ln in lines if not _LOG_MARK.search(ln)
-                and (len(_WORD.findall(ln)) >= 4 or len(_CJK.findall(ln)) >= 8)
-                and sum(len(w) for w in _WORD.findall(ln)) >= 0.6 * len(ln.strip()))
+    prose = sum(
+        1
+        for ln in lines
+        if not _LOG_MARK.search(ln)
+        and (len(_WORD.findall(ln)) >= 4 or len(_CJK.findall(ln)) >= 8)
+        and sum(len(w) for w in _WORD.findall(ln)) >= 0.6 * len(ln.strip())
+    )
     return prose >= 0.8 * len(lines)
 
 
@@ -143,5 +158,6 @@ def fenced_blocks(lines: list[str]) -> list[tuple[int, int, str]]:
 
 def looks_like_python(block: list[str]) -> bool:
     code = "\n".join(block)
-    return bool(re.search(r"^\s*(def |import |from \w+ import |if .*:\s*$)|accelerator\.", code,
-                          re.M))
+    return bool(
+        re.search(r"^\s*(def |import |from \w+ import |if .*:\s*$)|accelerator\.", code, re.M)
+    )

@@ -142,8 +142,9 @@ class PythonSource(WholeFileSource):
                 if which is None:
                     continue
                 test = ast.unparse(node.test)
-                main_branch, other_branch = (node.body, node.orelse) if which else (
-                    node.orelse, node.body)
+                main_branch, other_branch = (
+                    (node.body, node.orelse) if which else (node.orelse, node.body)
+                )
                 # both branches diverge: the main process runs one, every other rank the other
                 self._calls(main_branch, f"{test} [{MAIN_ONLY}]", lines)
                 self._calls(other_branch, f"{test} [{OTHERS_ONLY}]", lines)
@@ -153,14 +154,18 @@ class PythonSource(WholeFileSource):
         """`if rank != 0: barrier()` ... `if rank == 0: barrier()` calls the barrier once on
         every rank (the main-process-first idiom): matched pairs are not findings."""
         findings = self.ctx.facts.source_findings
-        mine = [f for f in findings if f.evidence.file == self.ctx.display
-                and f.finding == "collective-in-main-only-branch"]
+        mine = [
+            f
+            for f in findings
+            if f.evidence.file == self.ctx.display and f.finding == "collective-in-main-only-branch"
+        ]
         main = {f.call.rsplit(".", 1)[-1] for f in mine if f.guard.endswith(f"[{MAIN_ONLY}]")}
         other = {f.call.rsplit(".", 1)[-1] for f in mine if f.guard.endswith(f"[{OTHERS_ONLY}]")}
         balanced = main & other
         if balanced:
-            findings[:] = [f for f in findings if f not in mine
-                           or f.call.rsplit(".", 1)[-1] not in balanced]
+            findings[:] = [
+                f for f in findings if f not in mine or f.call.rsplit(".", 1)[-1] not in balanced
+            ]
 
     def _calls(self, body: list[ast.stmt], guard: str, lines: list[str]) -> None:
         seen: set[int] = set()
@@ -217,6 +222,7 @@ _GAP = re.compile(r"^\s*(\.{2,}|…)[\s.…]*$")
 def _fill_gaps(lines: list[str]) -> list[str]:
     """`......` lines where a user cut code out become `pass` at the indentation of the code
     that follows them, so the pieces around the gap still parse."""
+
     def indent(text: str) -> int:
         return len(text) - len(text.lstrip())
 
@@ -257,8 +263,7 @@ def parse_snippet(text: str) -> tuple[ast.Module | None, Exception | None]:
             if not 0 <= bad < len(work):
                 break
             if not work[bad].strip():  # the file ends inside a block: close it
-                work.append(" " * (len(work[bad - 1]) - len(work[bad - 1].lstrip()) + 4)
-                            + "pass")
+                work.append(" " * (len(work[bad - 1]) - len(work[bad - 1].lstrip()) + 4) + "pass")
                 continue
             line = work[bad]
             indent = line[: len(line) - len(line.lstrip())]
@@ -274,8 +279,20 @@ def parse_snippet(text: str) -> tuple[ast.Module | None, Exception | None]:
     return None, error
 
 
-_HEADERS = ("def ", "class ", "if ", "for ", "while ", "with ", "elif ", "else", "try",
-            "except", "finally", "async def ")
+_HEADERS = (
+    "def ",
+    "class ",
+    "if ",
+    "for ",
+    "while ",
+    "with ",
+    "elif ",
+    "else",
+    "try",
+    "except",
+    "finally",
+    "async def ",
+)
 
 
 def _functions_with_collectives(tree: ast.Module) -> dict[str, tuple[str, int]]:

@@ -39,7 +39,9 @@ _MISMATCH = re.compile(
     r"Rank (\d+) is running (?:inconsistent )?collective: (?:CollectiveFingerPrint\((.*?)\)[,.]|(\w+))"
     r"(?:.*?but Rank (\d+) is running (?:inconsistent )?collective: (?:CollectiveFingerPrint\((.*?)\)\.|(\w+)))?"
 )
-_AT_WORK = re.compile(r"(?:at work sequence id|detected by watchdog at work|Timeout at NCCL work): (\d+)")
+_AT_WORK = re.compile(
+    r"(?:at work sequence id|detected by watchdog at work|Timeout at NCCL work): (\d+)"
+)
 _ENQUEUED = re.compile(r"last enqueued (?:NCCL )?work: (\d+)", re.I)
 _COMPLETED = re.compile(r"last completed (?:NCCL )?(?:work:? )?(-?\d+)", re.I)
 _HEAD = re.compile(
@@ -71,8 +73,11 @@ def parse_progress(text: str) -> tuple[int | None, int, int | None] | None:
         return None
     at = _AT_WORK.search(text)
     done = _COMPLETED.search(text)
-    return (int(at.group(1)) if at else None, int(enq.group(1)),
-            int(done.group(1)) if done else None)
+    return (
+        int(at.group(1)) if at else None,
+        int(enq.group(1)),
+        int(done.group(1)) if done else None,
+    )
 
 
 def parse_fingerprint(text: str) -> tuple[str, int | None, int | None, str | None] | None:
@@ -140,9 +145,15 @@ class PyTorchSource(LineSource):
             progress = parse_progress(line.body)
             if progress and len(facts.queue_positions) < 4096:
                 at, enqueued, completed = progress
-                facts.queue_positions.append(QueuePosition(
-                    rank=line.rank, failed_at=at, last_enqueued=enqueued,
-                    last_completed=completed, evidence=self.ctx.evidence(line, self.name)))
+                facts.queue_positions.append(
+                    QueuePosition(
+                        rank=line.rank,
+                        failed_at=at,
+                        last_enqueued=enqueued,
+                        last_completed=completed,
+                        evidence=self.ctx.evidence(line, self.name),
+                    )
+                )
         elif key == "detail":
             fp = parse_fingerprint(line.body.split("Running collective:", 1)[1])
             if fp:

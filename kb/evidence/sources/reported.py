@@ -27,8 +27,25 @@ from __future__ import annotations
 
 import re
 
-_COUNT_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "six": 6, "eight": 8, "sixteen": 16,
-                "dual": 2, "quad": 4, "multiple": 2, "several": 2, "multi": 2, "两": 2, "二": 2, "四": 4, "八": 8, "单": 1}
+_COUNT_WORDS = {
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "six": 6,
+    "eight": 8,
+    "sixteen": 16,
+    "dual": 2,
+    "quad": 4,
+    "multiple": 2,
+    "several": 2,
+    "multi": 2,
+    "两": 2,
+    "二": 2,
+    "四": 4,
+    "八": 8,
+    "单": 1,
+}
 _COUNT = r"(?:(?P<n>\d{1,3}|one|two|three|four|six|eight|sixteen|dual|quad|multiple|several|multi|两|二|四|八|单)\s*(?:[x×*]|张|卡|块)?\s*(?:(?:nvidia|geforce|tesla)\s+)*)?"
 _NVIDIA = (
     r"(?P<rtx>(?:rtx\s*|gtx\s*)?(?:[1-5]0[5-9]0)(?:\s*ti|\s*super)?s?\b)"
@@ -59,8 +76,12 @@ def _canonical(m: re.Match[str]) -> tuple[str, str]:
         digits = re.search(r"[1-5]0[5-9]0", m.group("rtx"))
         suffix = " Ti" if re.search(r"ti(?:s)?\b", m.group("rtx"), re.I) else ""
         suffix = " SUPER" if re.search(r"super", m.group("rtx"), re.I) else suffix
-        family = "GTX" if re.match(r"(?i)gtx", m.group("rtx").strip()) or (
-            digits and digits.group(0).startswith("1")) else "RTX"
+        family = (
+            "GTX"
+            if re.match(r"(?i)gtx", m.group("rtx").strip())
+            or (digits and digits.group(0).startswith("1"))
+            else "RTX"
+        )
         return "gpu", f"NVIDIA GeForce {family} {digits.group(0) if digits else text}{suffix}"
     if m.group("ws"):
         return "gpu", "NVIDIA " + re.sub(r"(?i)^rtx\s*", "RTX ", m.group("ws").upper())
@@ -74,8 +95,9 @@ def _canonical(m: re.Match[str]) -> tuple[str, str]:
         return "npu", f"Ascend {chip.group(0).upper()}"
     # Atlas servers by generation: A2 carries 910B, A3 910C, the first generation 910
     generation = re.search(r"a([23])\s*$", npu, re.IGNORECASE)
-    return "npu", "Ascend " + {"2": "910B", "3": "910C"}.get(generation.group(1) if generation
-                                                              else "", "910")
+    return "npu", "Ascend " + {"2": "910B", "3": "910C"}.get(
+        generation.group(1) if generation else "", "910"
+    )
 
 
 def devices_in(text: str) -> list[tuple[int, str]]:
@@ -84,7 +106,8 @@ def devices_in(text: str) -> list[tuple[int, str]]:
 
 
 _GENERIC_COUNT = re.compile(
-    r"(?<![\d.])(\d{1,3})\s*(?:[x×*]\s*)?(?:npus?|gpus?|cards?|卡|张卡|块卡)\b", re.IGNORECASE)
+    r"(?<![\d.])(\d{1,3})\s*(?:[x×*]\s*)?(?:npus?|gpus?|cards?|卡|张卡|块卡)\b", re.IGNORECASE
+)
 
 
 def device_mentions(text: str) -> list[tuple[int, str, str]]:
@@ -103,7 +126,7 @@ def device_mentions(text: str) -> list[tuple[int, str, str]]:
             del out[model]
     generic = _GENERIC_COUNT.search(text)
     if generic and len(out) == 1:
-        (model, (count, kind, _)), = out.items()
+        ((model, (count, kind, _)),) = out.items()
         if count == 1:
             out[model] = (min(int(generic.group(1)), 64) or 1, kind, model)
     return list(out.values())

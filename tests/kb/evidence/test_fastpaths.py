@@ -207,13 +207,25 @@ def test_scanner_tail_and_line_tail_merge_without_repeats(tmp_path: object) -> N
 
 
 SUSPICIOUS_ONLY_SAMPLES = {
-    ("nccl", "warn"): "node-a:4711:4790 [0] NCCL WARN NET/IB : Got completion from peer with error 12",
-    ("nccl", "p2p"): "node-a:4711:4711 [0] NCCL INFO P2P is disabled between connected GPUs 0 and 1",
+    (
+        "nccl",
+        "warn",
+    ): "node-a:4711:4790 [0] NCCL WARN NET/IB : Got completion from peer with error 12",
+    (
+        "nccl",
+        "p2p",
+    ): "node-a:4711:4711 [0] NCCL INFO P2P is disabled between connected GPUs 0 and 1",
     ("nccl", "error"): "node-a:4711:4711 [0] NCCL INFO init.cc:1234 -> 2 ncclSystemError",
     ("plog", "ei"): "EI0002: [PID: 2111667] The wait execution of the Notify register times out.",
-    ("plog", "err"): "[ERROR] 2025-10-24-11:18:31 (PID:2111667, Device:1) ERR02200 DIST call failed.",
+    (
+        "plog",
+        "err",
+    ): "[ERROR] 2025-10-24-11:18:31 (PID:2111667, Device:1) ERR02200 DIST call failed.",
     ("plog", "heartbeat"): "[ERROR] HCCL(1,python):2025-10-24 [hb.cc:9] Cluster Exception Location",
-    ("plog", "plog_error"): "[ERROR] RUNTIME(2111667,python):2025-10-24-11:18:29.597.044 [x.cc:1] fail",
+    (
+        "plog",
+        "plog_error",
+    ): "[ERROR] RUNTIME(2111667,python):2025-10-24-11:18:29.597.044 [x.cc:1] fail",
     ("pytorch", "pg_status"): "[E1012 ProcessGroupNCCL.cpp:1600] failure detected by watchdog at "
     "work sequence id: 78 PG status: last enqueued work: 78, last completed work: 77",
     ("pytorch", "errors"): "torch.distributed.DistBackendError: NCCL error in: ../nccl.cpp:1970",

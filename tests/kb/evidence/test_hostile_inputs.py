@@ -16,8 +16,11 @@ from kb.cli.main import main
 
 
 def _laughs(levels: int) -> str:
-    lines = ["compute_environment: LOCAL_MACHINE", "distributed_type: MULTI_GPU",
-             'a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
+    lines = [
+        "compute_environment: LOCAL_MACHINE",
+        "distributed_type: MULTI_GPU",
+        'a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]',
+    ]
     prev = "a"
     for name in "bcdefghijk"[:levels]:
         lines.append(f"{name}: &{name} [" + ",".join(["*" + prev] * 9) + "]")
@@ -25,8 +28,9 @@ def _laughs(levels: int) -> str:
     return "\n".join(lines) + "\n"
 
 
-def test_yaml_alias_bomb_is_not_expanded(tmp_path: Path,
-                                         capsys: pytest.CaptureFixture[str]) -> None:
+def test_yaml_alias_bomb_is_not_expanded(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     (tmp_path / "default_config.yaml").write_text(_laughs(9), encoding="utf-8")
     started = time.monotonic()
     assert main(["evidence", str(tmp_path), "--format", "json"]) == 0
@@ -38,11 +42,14 @@ def test_yaml_alias_bomb_is_not_expanded(tmp_path: Path,
     assert any("YAML not read" in s["text"] for s in facts["suspicious"])
 
 
-def test_a_small_real_config_is_still_read(tmp_path: Path,
-                                           capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_small_real_config_is_still_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     (tmp_path / "default_config.yaml").write_text(
         "compute_environment: LOCAL_MACHINE\ndistributed_type: MULTI_GPU\nnum_processes: 8\n"
-        "deepspeed_config:\n  zero_stage: 3\n", encoding="utf-8")
+        "deepspeed_config:\n  zero_stage: 3\n",
+        encoding="utf-8",
+    )
     assert main(["evidence", str(tmp_path), "--format", "json"]) == 0
     config = json.loads(capsys.readouterr().out)["facts"]["accelerate_config"]
     assert config["num_processes"] == 8 and config["deepspeed_config"] == {"zero_stage": 3}
@@ -80,17 +87,29 @@ def _zip_with_bad_member_header(path: Path) -> None:
     path.write_bytes(data[:local] + b"logX" + data[local + 4 :])
 
 
-@pytest.mark.parametrize("make,name", [(_zip_with_bad_crc, "logs.zip"),
-                                       (_zip_with_bad_member_header, "names.zip"),
-                                       (_truncated_tar, "logs.tar")])
+@pytest.mark.parametrize(
+    "make,name",
+    [
+        (_zip_with_bad_crc, "logs.zip"),
+        (_zip_with_bad_member_header, "names.zip"),
+        (_truncated_tar, "logs.tar"),
+    ],
+)
 @pytest.mark.parametrize("command", ["evidence", "diagnose"])
-def test_corrupt_archives_are_reported_not_raised(tmp_path: Path, make, name: str,  # type: ignore[no-untyped-def]
-                                                  command: str,
-                                                  capsys: pytest.CaptureFixture[str]) -> None:
+def test_corrupt_archives_are_reported_not_raised(
+    tmp_path: Path,
+    make,
+    name: str,  # type: ignore[no-untyped-def]
+    command: str,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     archive = tmp_path / name
     make(archive)
-    args = ["diagnose", "--evidence", str(archive)] if command == "diagnose" else \
-        ["evidence", str(archive)]
+    args = (
+        ["diagnose", "--evidence", str(archive)]
+        if command == "diagnose"
+        else ["evidence", str(archive)]
+    )
     code = main(args)
     out, err = capsys.readouterr()
     assert code in (0, 1), err
@@ -107,8 +126,10 @@ def test_a_zip_text_bomb_stops_early(tmp_path: Path, capsys: pytest.CaptureFixtu
 
     bomb = tmp_path / "logs.zip"
     line = b"[rank0]: NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/IPC\n"
-    with (zipfile.ZipFile(bomb, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=9) as zf,
-          zf.open("rank0.log", "w", force_zip64=True) as member):
+    with (
+        zipfile.ZipFile(bomb, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=9) as zf,
+        zf.open("rank0.log", "w", force_zip64=True) as member,
+    ):
         for _ in range(120):  # 120 MiB of one line...
             member.write(line * ((1 << 20) // len(line)))
         member.write(os.urandom(2 << 20))  # ...and 2 MiB that does not compress
@@ -120,7 +141,8 @@ def test_a_zip_text_bomb_stops_early(tmp_path: Path, capsys: pytest.CaptureFixtu
 
 
 def test_a_number_of_thousands_of_digits_costs_one_line_not_the_file(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     digits = "9" * 4400
     (tmp_path / "rank1.log").write_text(
         f"[rank{digits}]: Epoch 1:  10%|##   | 10/100\n"
@@ -130,7 +152,8 @@ def test_a_number_of_thousands_of_digits_costs_one_line_not_the_file(
         "[rank1]:[E ProcessGroupNCCL.cpp:563] [Rank 1] Watchdog caught collective operation "
         "timeout: WorkNCCL(SeqNum=7, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, "
         "Timeout(ms)=1800000) ran for 1800472 milliseconds before timing out.\n",
-        encoding="utf-8")
+        encoding="utf-8",
+    )
     assert main(["evidence", str(tmp_path), "--format", "json"]) == 0
     facts = json.loads(capsys.readouterr().out)["facts"]
     assert [f["path"] for f in facts["files"]] == ["rank1.log"]  # the file is read
@@ -147,11 +170,19 @@ def test_hostile_file_names_and_escape_sequences_stay_visible_and_inert(tmp_path
     (tmp_path / "bad\x1b[31mname\nforged.log").write_bytes(line)
     os.close(os.open(os.fsencode(tmp_path) + b"/rank1-\xff.log", os.O_CREAT | os.O_WRONLY))
     env = dict(os.environ, PYTHONIOENCODING="utf-8")
-    for args in (["evidence", str(tmp_path)], ["diagnose", "--evidence", str(tmp_path)],
-                 ["evidence", str(tmp_path), "--format", "json"],
-                 ["diagnose", "--evidence", str(tmp_path), "--format", "json"]):
-        done = subprocess.run([sys.executable, "-m", "kb.cli.main", *args], capture_output=True,
-                              env=env, timeout=120, check=False)
+    for args in (
+        ["evidence", str(tmp_path)],
+        ["diagnose", "--evidence", str(tmp_path)],
+        ["evidence", str(tmp_path), "--format", "json"],
+        ["diagnose", "--evidence", str(tmp_path), "--format", "json"],
+    ):
+        done = subprocess.run(
+            [sys.executable, "-m", "kb.cli.main", *args],
+            capture_output=True,
+            env=env,
+            timeout=120,
+            check=False,
+        )
         assert done.returncode in (0, 1), done.stderr.decode(errors="replace")[-800:]
         out = done.stdout.decode("utf-8")  # valid UTF-8, whatever the names were
         assert "\x1b]" not in out and "\x1b[2J" not in out and "\x07" not in out
@@ -168,21 +199,35 @@ def test_a_link_to_a_fifo_and_a_closed_stdin_do_not_hang_or_raise(tmp_path: Path
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)
     (tmp_path / "link").symlink_to(fifo)
-    done = subprocess.run([sys.executable, "-m", "kb.cli.main", "evidence", str(tmp_path / "link")],
-                          capture_output=True, text=True, timeout=60, check=False)
+    done = subprocess.run(
+        [sys.executable, "-m", "kb.cli.main", "evidence", str(tmp_path / "link")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert done.returncode == 0 and "not a regular file (FIFO)" in done.stdout
-    done = subprocess.run([sys.executable, "-m", "kb.cli.main", "evidence", "-"],
-                          stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60,
-                          check=False, preexec_fn=lambda: os.close(0))
+    done = subprocess.run(
+        [sys.executable, "-m", "kb.cli.main", "evidence", "-"],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        preexec_fn=lambda: os.close(0),
+    )
     assert done.returncode == 0, done.stderr[-500:]
     assert "standard input is closed" in done.stdout and "Traceback" not in done.stderr
 
 
-def test_markdown_output_keeps_hostile_lines_inert(tmp_path: Path,
-                                                   capsys: pytest.CaptureFixture[str]) -> None:
+def test_markdown_output_keeps_hostile_lines_inert(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     (tmp_path / "rank0.log").write_text(
         "[rank0]: RuntimeError: NCCL error `x` <img src=x onerror=alert(1)> "
-        "[click](javascript:alert(1)) | cell\n", encoding="utf-8")
+        "[click](javascript:alert(1)) | cell\n",
+        encoding="utf-8",
+    )
     main(["diagnose", "--evidence", str(tmp_path), "--format", "markdown"])
     out = capsys.readouterr().out
     import re
@@ -196,7 +241,8 @@ def test_markdown_output_keeps_hostile_lines_inert(tmp_path: Path,
 
 
 def test_a_line_cut_by_the_stdin_limit_is_dropped_not_read_as_whole(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """`rank 1 exited with code 12` cut to `rank 1 exited with code 1` would say a wrong thing."""
     import io
     import sys

@@ -45,7 +45,11 @@ def one(tree, name: str, content: str):  # type: ignore[no-untyped-def]
         ("README.md", "Copied the plog: EI0006 on device 1, HCCL_ENTRY_LOG_ENABLE=1.\n", "notes"),
         ("misc.log", "hello world\nnothing to see\n", "text-log"),
         # what a project asks for is neither an installed set nor an environment
-        ("requirements.txt", "# recipe\ntorch==2.1.0\naccelerate==0.28.0\npeft==0.10.0\n", "text-log"),
+        (
+            "requirements.txt",
+            "# recipe\ntorch==2.1.0\naccelerate==0.28.0\npeft==0.10.0\n",
+            "text-log",
+        ),
     ],
 )
 def test_classified_by_content(tree, name: str, content: str, kind: str) -> None:  # type: ignore[no-untyped-def]
@@ -313,7 +317,10 @@ def test_device_id_shared_by_processes_is_not_taken_for_one_rank(tree) -> None: 
     files = two_nodes.facts.files
     assert [(f.rank, f.rank_from) for f in files] == [(1, "device"), (1, "device")]
     [conflict] = two_nodes.facts.conflicts
-    assert "rank 1 of node0/plog/plog-4100_1.log, node1/plog/plog-5200_1.log is a device id" in conflict
+    assert (
+        "rank 1 of node0/plog/plog-4100_1.log, node1/plog/plog-5200_1.log is a device id"
+        in conflict
+    )
     assert "[rank 1 (device id)]" in render_summary(two_nodes)
     # one process, its plog rotated into debug/ and run/: one device, one process, no conflict
     one_process = read_evidence(tree({
@@ -351,7 +358,9 @@ def test_lines_that_name_their_rank_beat_the_path(tree) -> None:  # type: ignore
 
 def test_files_of_one_process_share_the_rank_one_of_them_names(tree) -> None:  # type: ignore[no-untyped-def]
     # run/ holds the init entry (global rank 9 on device 1); debug/ only device ids
-    run = S.PLOG_DEVICE1.replace("ranks[2], rank[1]", "ranks[16], rank[9]").replace("RankID:1", "RankID:9")
+    run = S.PLOG_DEVICE1.replace("ranks[2], rank[1]", "ranks[16], rank[9]").replace(
+        "RankID:1", "RankID:9"
+    )
     facts = read_evidence(tree({
         "node1/run/plog/plog-2111667_1.log": run,
         "node1/debug/plog/plog-2111667_1.log": _rotated(2111667),
@@ -363,7 +372,9 @@ def test_files_of_one_process_share_the_rank_one_of_them_names(tree) -> None:  #
         "node1/debug/plog/plog-2111667_1.log": (9, "process"),
         "node1/debug/plog/plog-7000_1.log": (1, "device"),
     }
-    assert {c.rank for c in facts.collectives if c.file.startswith("node1/debug/plog/plog-2111667")} == {9}
+    assert {
+        c.rank for c in facts.collectives if c.file.startswith("node1/debug/plog/plog-2111667")
+    } == {9}
 
 
 def test_rank_of_a_failed_hccl_task(tree) -> None:  # type: ignore[no-untyped-def]
@@ -431,6 +442,8 @@ def test_pytorch_cpp_error_lines_are_suspicious_warnings_are_not(tree) -> None: 
 
 
 def test_local_index_in_path_and_global_prefix_are_no_conflict(tree) -> None:  # type: ignore[no-untyped-def]
-    facts = read_evidence(tree({"logs/r/attempt_0/1/stderr.log": "[rank9]: Traceback (most recent call last):\n"})).facts
+    facts = read_evidence(
+        tree({"logs/r/attempt_0/1/stderr.log": "[rank9]: Traceback (most recent call last):\n"})
+    ).facts
     assert [(f.rank, f.rank_from) for f in facts.files] == [(9, "content")]
     assert facts.conflicts == []

@@ -37,8 +37,9 @@ def line(file: str = "x.log", n: int = 1, rank: int | None = None) -> EvidenceLi
 def test_package_unknown_true_false() -> None:
     q = m.PackageQuery(name="acc", package="accelerate", specifier=">=1.0")
     assert evaluate(q, ctx(Facts())).truth is Truth.UNKNOWN
-    cap = PackageCapture(file="pip.txt", tool="pip-freeze",
-                         packages={"accelerate": "1.0.1"}, lines={"accelerate": 3})
+    cap = PackageCapture(
+        file="pip.txt", tool="pip-freeze", packages={"accelerate": "1.0.1"}, lines={"accelerate": 3}
+    )
     r = evaluate(q, ctx(Facts(package_captures=[cap])))
     assert r.truth is Truth.TRUE and r.lines[0].where == "pip.txt:3"
     old = dataclasses.replace(cap, packages={"accelerate": "0.28.0"})
@@ -52,16 +53,16 @@ def test_env_unset_needs_a_capture() -> None:
     assert evaluate(q, ctx(Facts())).truth is Truth.UNKNOWN
     empty = EnvCapture(file="env.txt", variables={"NCCL_DEBUG": "INFO"})
     assert evaluate(q, ctx(Facts(env_captures=[empty]))).truth is Truth.TRUE
-    set_ = EnvCapture(file="env.txt", variables={"NCCL_P2P_DISABLE": "1"},
-                      lines={"NCCL_P2P_DISABLE": 2})
+    set_ = EnvCapture(
+        file="env.txt", variables={"NCCL_P2P_DISABLE": "1"}, lines={"NCCL_P2P_DISABLE": 2}
+    )
     assert evaluate(q, ctx(Facts(env_captures=[set_]))).truth is Truth.FALSE
     eq = m.EnvQuery(name="e", variable="NCCL_P2P_DISABLE", test="equals", value="1")
     assert evaluate(eq, ctx(Facts(env_captures=[set_]))).truth is Truth.TRUE
 
 
 def test_hardware_model_and_count() -> None:
-    q = m.HardwareQuery(name="hw", device="gpu", model=m.Regex(pattern="RTX 4090"),
-                        min_devices=2)
+    q = m.HardwareQuery(name="hw", device="gpu", model=m.Regex(pattern="RTX 4090"), min_devices=2)
     assert evaluate(q, ctx(Facts())).truth is Truth.UNKNOWN
     one = [Device(index=0, model="NVIDIA GeForce RTX 4090", file="smi.txt", line=9)]
     assert evaluate(q, ctx(Facts(devices=one))).truth is Truth.FALSE
@@ -73,9 +74,12 @@ def test_topology_all_pairs_pcie_and_nvlink() -> None:
     pcie = m.TopologyQuery(name="pcie", links=["PIX", "PXB", "PHB", "NODE", "SYS"], pairs="all")
     nv = m.TopologyQuery(name="nv", links=["NV#"], pairs="any")
     assert evaluate(pcie, ctx(Facts())).truth is Truth.UNKNOWN
-    topo = Topology(file="topo.txt", devices=["GPU0", "GPU1", "NIC0"],
-                    links={"GPU0,GPU1": "PHB", "GPU1,GPU0": "PHB", "GPU0,NIC0": "NV4"},
-                    lines={"GPU0": 2})
+    topo = Topology(
+        file="topo.txt",
+        devices=["GPU0", "GPU1", "NIC0"],
+        links={"GPU0,GPU1": "PHB", "GPU1,GPU0": "PHB", "GPU0,NIC0": "NV4"},
+        lines={"GPU0": 2},
+    )
     facts = Facts(topology=topo)
     assert evaluate(pcie, ctx(facts)).truth is Truth.TRUE
     assert evaluate(nv, ctx(facts)).truth is Truth.FALSE  # NIC links do not count
@@ -85,16 +89,19 @@ def test_topology_all_pairs_pcie_and_nvlink() -> None:
 
 
 def _ops(rank: int, ops: list[str]) -> list[CollectiveOp]:
-    return [CollectiveOp(rank=rank, op=o, seq=i + 1, evidence=line(f"r{rank}.log", i + 1, rank))
-            for i, o in enumerate(ops)]
+    return [
+        CollectiveOp(rank=rank, op=o, seq=i + 1, evidence=line(f"r{rank}.log", i + 1, rank))
+        for i, o in enumerate(ops)
+    ]
 
 
 def test_collectives_last_op_and_counts() -> None:
     last = m.CollectivesQuery(name="last", check="last-op-differs")
     equal = m.CollectivesQuery(name="eq", check="count-equal")
     assert evaluate(last, ctx(Facts())).truth is Truth.UNKNOWN
-    facts = Facts(collectives=_ops(0, ["allreduce", "broadcast"])
-                  + _ops(1, ["allreduce", "allreduce"]))
+    facts = Facts(
+        collectives=_ops(0, ["allreduce", "broadcast"]) + _ops(1, ["allreduce", "allreduce"])
+    )
     r = evaluate(last, ctx(facts))
     assert r.truth is Truth.TRUE and r.ranks == []  # two ranks: no majority to single out
     assert evaluate(equal, ctx(facts)).truth is Truth.TRUE
@@ -106,8 +113,10 @@ def test_collectives_last_op_and_counts() -> None:
 
 def test_last_op_falls_back_to_watchdog_ops() -> None:
     last = m.CollectivesQuery(name="last", check="last-op-differs")
-    timeouts = [WatchdogTimeout(rank=r, op=op, seq=5121, evidence=line("c.log", r + 1, r))
-                for r, op in [(0, "allreduce"), (1, "allreduce"), (2, "broadcast")]]
+    timeouts = [
+        WatchdogTimeout(rank=r, op=op, seq=5121, evidence=line("c.log", r + 1, r))
+        for r, op in [(0, "allreduce"), (1, "allreduce"), (2, "broadcast")]
+    ]
     r = evaluate(last, ctx(Facts(watchdog_timeouts=timeouts)))
     assert r.truth is Truth.TRUE and r.ranks == [2]
 
@@ -115,11 +124,17 @@ def test_last_op_falls_back_to_watchdog_ops() -> None:
 def test_stack_scope_one_needs_two_ranks() -> None:
     q = m.StackQuery(name="s", frame=m.Regex(pattern="save_pretrained"), scope=m.Scope.ONE)
     assert evaluate(q, ctx(Facts())).truth is Truth.UNKNOWN
-    t0 = StackThread(rank=0, frames=[StackFrame(function="save_pretrained", file="m.py")],
-                     evidence=line("py-spy-0.txt", 4, 0))
+    t0 = StackThread(
+        rank=0,
+        frames=[StackFrame(function="save_pretrained", file="m.py")],
+        evidence=line("py-spy-0.txt", 4, 0),
+    )
     assert evaluate(q, ctx(Facts(stacks=[t0]))).truth is Truth.UNKNOWN
-    t1 = StackThread(rank=1, frames=[StackFrame(function="all_reduce", file="c10d.py")],
-                     evidence=line("py-spy-1.txt", 4, 1))
+    t1 = StackThread(
+        rank=1,
+        frames=[StackFrame(function="all_reduce", file="c10d.py")],
+        evidence=line("py-spy-1.txt", 4, 1),
+    )
     r = evaluate(q, ctx(Facts(stacks=[t0, t1])))
     assert r.truth is Truth.TRUE and r.ranks == [0]
 
@@ -129,8 +144,12 @@ def test_source_finding_blames_rank_zero_only_for_the_main_branch() -> None:
     assert evaluate(q, ctx(Facts())).truth is Truth.UNKNOWN
     files = [EvidenceFile(path="train.py", kind="python-source")]
     assert evaluate(q, ctx(Facts(files=files))).truth is Truth.FALSE
-    main = SourceFinding(finding="collective-in-main-only-branch", call="dist.barrier",
-                         guard="rank == 0 [main process only]", evidence=line("train.py", 9))
+    main = SourceFinding(
+        finding="collective-in-main-only-branch",
+        call="dist.barrier",
+        guard="rank == 0 [main process only]",
+        evidence=line("train.py", 9),
+    )
     r = evaluate(q, ctx(Facts(files=files, source_findings=[main])))
     assert r.truth is Truth.TRUE and r.ranks == [0]
     other = dataclasses.replace(main, guard="rank == 0 [other ranks only]")
@@ -139,12 +158,16 @@ def test_source_finding_blames_rank_zero_only_for_the_main_branch() -> None:
 
 def test_log_scope_one_and_notes_are_not_logs() -> None:
     q = m.LogQuery(name="err", pattern=m.Regex(pattern="x"), scope=m.Scope.ONE)
-    files = [EvidenceFile(path="r0.log", kind="pytorch", rank=0),
-             EvidenceFile(path="r1.log", kind="pytorch", rank=1),
-             EvidenceFile(path="notes.md", kind="notes")]
+    files = [
+        EvidenceFile(path="r0.log", kind="pytorch", rank=0),
+        EvidenceFile(path="r1.log", kind="pytorch", rank=1),
+        EvidenceFile(path="notes.md", kind="notes"),
+    ]
     facts = Facts(files=files, ranks=[0, 1])
-    hits = PatternHits(lines=[line("r1.log", 7, 1), line("notes.md", 1)],
-                       counts={"r1.log": {1: 1}, "notes.md": {-1: 1}})
+    hits = PatternHits(
+        lines=[line("r1.log", 7, 1), line("notes.md", 1)],
+        counts={"r1.log": {1: 1}, "notes.md": {-1: 1}},
+    )
     r = evaluate(q, ctx(facts, {"c/err": hits}))
     assert r.truth is Truth.TRUE and r.ranks == [1]
     assert [ln.file for ln in r.lines] == ["r1.log"]
@@ -160,8 +183,10 @@ def test_log_scope_all_but_one_blames_the_silent_rank() -> None:
     q = m.LogQuery(name="wd", pattern=m.Regex(pattern="Watchdog"), scope=m.Scope.ALL_BUT_ONE)
     files = [EvidenceFile(path=f"r{r}.log", kind="pytorch", rank=r) for r in range(4)]
     facts = Facts(files=files, ranks=[0, 1, 2, 3])
-    three = PatternHits(lines=[line(f"r{r}.log", 5, r) for r in (1, 2, 3)],
-                        counts={f"r{r}.log": {r: 1} for r in (1, 2, 3)})
+    three = PatternHits(
+        lines=[line(f"r{r}.log", 5, r) for r in (1, 2, 3)],
+        counts={f"r{r}.log": {r: 1} for r in (1, 2, 3)},
+    )
     r = evaluate(q, ctx(facts, {"c/wd": three}))
     assert r.truth is Truth.TRUE and r.ranks == [0]
     four = PatternHits(lines=[], counts={f"r{r}.log": {r: 1} for r in range(4)})

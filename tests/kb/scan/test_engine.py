@@ -265,4 +265,6 @@ def test_line_numbers_across_long_stretches_without_hits() -> None:
     for no in (1, 2, 57, 9000, 19999, 20000):
         lines[no - 1] = b"HIT %d" % no
     got, _ = run(b"\n".join(lines) + b"\n", [(1, r"HIT \d+", False)], ENGINES[0])
-    assert [(n, line) for n, line, _ in got] == [(n, b"HIT %d" % n) for n in (1, 2, 57, 9000, 19999, 20000)]
+    assert [(n, line) for n, line, _ in got] == [
+        (n, b"HIT %d" % n) for n in (1, 2, 57, 9000, 19999, 20000)
+    ]
