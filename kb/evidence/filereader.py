@@ -189,9 +189,10 @@ def _read_whole(
     text = data.decode("utf-8", "replace")
     _guarded(ctx, result, kind, lambda: cls(ctx).parse(text))
     compiled = compile_patterns(_wanted(patterns, kind, f), progress=not from_tail)
-    scanned = compiled.notes_set() if kind == NOTES else compiled.case_set
-    if scanned is not None:
-        scan_lines(io.BytesIO(data), ctx, result, compiled, scanned, {})
+    sets = [compiled.case_set, compiled.notes_set() if kind == NOTES else None]
+    for scanned in sets:  # the notes-only patterns are a set of their own (see patterns.py)
+        if scanned is not None:
+            scan_lines(io.BytesIO(data), ctx, result, compiled, scanned, {})
     return len(data), text.count("\n") + (0 if not text or text.endswith("\n") else 1)
 
 

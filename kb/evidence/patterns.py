@@ -53,7 +53,7 @@ class Compiled:
     case_set: PatternSet | None  # those case patterns only (for whole-file kinds)
     owners: dict[int, tuple[str, str]]  # pattern id -> (source name or CASE, key)
     enough: dict[str, int]  # case key -> count after which a single-rank file may stop counting
-    case_entries: tuple[tuple[int, str, bool], ...] = ()  # every case pattern, notes-only too
+    notes_entries: tuple[tuple[int, str, bool], ...] = ()  # the notes-only case patterns
     _notes_set: PatternSet | None = None
 
     @property
@@ -61,9 +61,10 @@ class Compiled:
         return next((pid for pid, owner in self.owners.items() if owner == PROGRESS), None)
 
     def notes_set(self) -> PatternSet | None:
-        """Every case pattern, for a notes file, as an RE2 set (built on first use)."""
-        if self._notes_set is None and self.case_entries:
-            self._notes_set = PatternSet(self.case_entries, engine="re2")
+        """The notes-only case patterns as an RE2 set, built on first use: a notes file is
+        scanned with it after `case_set`."""
+        if self._notes_set is None and self.notes_entries:
+            self._notes_set = PatternSet(self.notes_entries, engine="re2")
         return self._notes_set
 
 
@@ -82,20 +83,18 @@ def compile_patterns(patterns: tuple[LogPattern, ...], progress: bool = True) ->
                 continue
             owners[len(entries)] = (cls.name, key)
             entries.append((len(entries), rx, ic))
-    case_entries: list[tuple[int, str, bool]] = []
     in_logs: list[tuple[int, str, bool]] = []
-    for pat in patterns:
-        pid = len(entries) + len(case_entries)
+    in_notes: list[tuple[int, str, bool]] = []
+    for k, pat in enumerate(patterns):
+        pid = len(entries) + k
         owners[pid] = (CASE, pat.key)
-        case_entries.append((pid, pat.regex, pat.ignore_case))
-        if not notes_only(pat):
-            in_logs.append(case_entries[-1])
+        (in_notes if notes_only(pat) else in_logs).append((pid, pat.regex, pat.ignore_case))
     return Compiled(
         log_set=PatternSet(entries + in_logs),
         case_set=PatternSet(in_logs) if in_logs else None,
         owners=owners,
         enough={p.key: p.enough for p in patterns if p.enough is not None},
-        case_entries=tuple(case_entries),
+        notes_entries=tuple(in_notes),
     )
 
 
