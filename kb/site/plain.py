@@ -8,26 +8,13 @@ The case author's own `describe` text comes first when there is one.
 from __future__ import annotations
 
 from dsl import model as m
+from dsl.kinds.log import SOURCE_WORDS
 from kb.site import describe, escape, messages
 from kb.site.escape import Md
 
 PLACEHOLDER = '<span class="kb-var">{}</span>'
 
-# Evidence sources and rank scopes in words; an unknown source is shown by its name.
-SOURCE_WORDS: dict[str, str] = {
-    "nccl": "NCCL logs",
-    "hccl": "HCCL logs",
-    "plog": "Ascend plog files",
-    "pytorch": "PyTorch logs",
-    "torch": "PyTorch logs",
-    "torchrun": "torchrun logs",
-    "deepspeed": "DeepSpeed logs",
-    "accelerate": "Accelerate logs",
-    "stdout": "console output",
-    "text-log": "text logs",
-    "dmesg": "kernel messages",
-    "traceback": "Python tracebacks",
-}
+# Rank scopes in the site's shorter words; sources in the language's own (dsl.kinds.log).
 SCOPE_WORDS: dict[m.Scope, str] = {
     m.Scope.ALL: "of every rank",
     m.Scope.ONE: "of exactly one rank",
