@@ -7,91 +7,36 @@ skipped elsewhere. Selenium is always given the driver's path, so it never downl
 
 from __future__ import annotations
 
-import functools
-import os
 import re
-import threading
 import time
 from collections.abc import Iterator
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import pytest
+from kbsite_browser import WAIT, chromium, serve, viewport, wait_for
 from kbsite_build import REPO
 
 from dsl import model as m
 from dsl.api import load_cases
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMEDRIVER = Path("/usr/bin/chromedriver")
 SCREENSHOTS = REPO / "build" / "screenshots"
-WAIT = 30
 TOP = 3  # the case must be among the first pages the search lists
-
-
-def _require_browser() -> None:
-    missing = [str(p) for p in (CHROMIUM, CHROMEDRIVER) if not p.exists()]
-    try:
-        import selenium  # noqa: F401
-    except ModuleNotFoundError:
-        missing.append("the selenium package")
-    if not missing:
-        return
-    message = (
-        f"the browser test needs {', '.join(missing)}: install Debian's chromium and "
-        "chromium-driver (`apt-get install -y chromium chromium-driver`, done by "
-        "scripts/bootstrap.sh --test) and selenium (`pip install -e '.[test]'`)"
-    )
-    if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
-        pytest.fail(message)
-    pytest.skip(message)
-
-
-class _Quiet(SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
 
 
 @pytest.fixture(scope="module")
 def served(extra_site: Path) -> Iterator[str]:
     """The built site on 127.0.0.1, on a free port, for the length of this module."""
-    server = ThreadingHTTPServer(
-        ("127.0.0.1", 0), functools.partial(_Quiet, directory=str(extra_site))
-    )
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
+    with serve(extra_site) as base:
+        yield base
 
 
 @pytest.fixture(scope="module")
 def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    _require_browser()
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = str(CHROMIUM)
-    for arg in (
-        "--headless=new",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-dev-shm-usage",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--no-first-run",
-        "--window-size=1280,1400",
-        f"--user-data-dir={tmp_path_factory.mktemp('chromium-profile')}",
-    ):
-        options.add_argument(arg)
-    driver = webdriver.Chrome(service=Service(executable_path=str(CHROMEDRIVER)), options=options)
-    driver.set_page_load_timeout(WAIT)
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    yield driver
-    driver.quit()
+    with chromium(tmp_path_factory.mktemp("chromium-profile")) as driver:
+        viewport(driver, 1280, 1400)
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        yield driver
 
 
 _META = re.compile(r"\\[A-Za-z]|\(\?[a-z]+\)|[\[\](){}*+?|^$.\\]")
@@ -161,14 +106,6 @@ def test_literal_phrase_of_a_pattern() -> None:
     assert literal_phrase(r"(?i)NCCL WARN .*Call to connect returned") == "Call to connect returned"
 
 
-def _wait(driver: Any, css: str) -> Any:
-    from selenium.webdriver.common.by import By
-    from selenium.webdriver.support import expected_conditions as ec
-    from selenium.webdriver.support.ui import WebDriverWait
-
-    return WebDriverWait(driver, WAIT).until(ec.presence_of_element_located((By.CSS_SELECTOR, css)))
-
-
 def test_home_case_page_and_search_in_a_browser(
     browser: Any, served: str, extra_cases: Path
 ) -> None:
@@ -178,13 +115,13 @@ def test_home_case_page_and_search_in_a_browser(
     phrase, case_id = searchable_error(extra_cases)
 
     browser.get(served + "/")
-    heading = _wait(browser, "article h1")
+    heading = wait_for(browser, "article h1")
     assert "distributed training" in heading.text.lower()
     assert "kb diagnose --evidence ./logs" in browser.find_element(By.TAG_NAME, "article").text
     browser.save_screenshot(str(SCREENSHOTS / "home.png"))
 
     browser.get(f"{served}/cases/{case_id}/")
-    title = _wait(browser, "article h1")
+    title = wait_for(browser, "article h1")
     assert title.text.strip(), "the case page has no title"
     assert browser.title.startswith(title.text.strip()[:20])
     article = browser.find_element(By.TAG_NAME, "article").text
@@ -199,7 +136,7 @@ def test_home_case_page_and_search_in_a_browser(
     browser.save_screenshot(str(SCREENSHOTS / "case-evidence.png"))
 
     browser.get(served + "/")
-    box = _wait(browser, "input.md-search__input")
+    box = wait_for(browser, "input.md-search__input")
     browser.find_element(By.CSS_SELECTOR, "label.md-search__icon, .md-search__input").click()
     box.send_keys(phrase)
 
