@@ -162,10 +162,39 @@ def convert(backend: str, rules: list[dict[str, Any]]) -> Conversion:
                 else:
                     queries = engine.convert_rule(rule)
                 item.query = "\n".join(str(q) for q in queries)
+                if backend == "elasticsearch":
+                    item.query = esql_escaped(item.query)
             except (SigmaError, NotImplementedError, RuntimeError) as exc:
                 item.error = f"{type(exc).__name__}: {exc}"
             result.queries.append(item)
     return result
+
+
+_ESQL_CONTROL = {"\n": "\\n", "\r": "\\r"}
+
+
+def esql_escaped(query: str) -> str:
+    r"""Line breaks inside ES|QL string literals written as escapes: ES|QL's lexer refuses a
+    raw CR or LF in a `"..."` string (EsqlBaseLexer.g4: UNESCAPED_CHARS is ~[\r\n"\\]), and
+    pySigma's ES|QL backend writes `\s` rewritten for Lucene as raw characters.
+
+    >>> esql_escaped('where line rlike ".*[^ \n].*"')
+    'where line rlike ".*[^ \\n].*"'
+    >>> esql_escaped('from *\n| keep job') == 'from *\n| keep job'
+    True
+    """
+    out, in_string, i = [], False, 0
+    while i < len(query):
+        ch = query[i]
+        if in_string and ch == "\\":
+            out.append(query[i : i + 2])
+            i += 2
+            continue
+        if ch == '"':
+            in_string = not in_string
+        out.append(_ESQL_CONTROL.get(ch, ch) if in_string else ch)
+        i += 1
+    return "".join(out)
 
 
 def formats(backend: str) -> dict[str, str]:

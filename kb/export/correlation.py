@@ -129,7 +129,11 @@ def correlate(case: m.Case, site: str) -> CaseCorrelation:
     for clause in case.condition.clauses:
         text = describe_expr(clause.expr)
         if clause.role is m.Role.RULING_OUT:
-            result.left.append(f"rule_out `{text}`: Sigma correlations cannot say 'and not'")
+            result.left.append(
+                f"rule_out `{text}`: Sigma correlations cannot say 'and not' (the alert "
+                f"query `{rule_name(case.id)}/alert` of the duckdb, loki and elasticsearch "
+                "exports does, where log lines decide the clause)"
+            )
         elif clause.role in (m.Role.LIKELY, m.Role.POSSIBLE):
             result.left.append(f"{clause.role.value} `{text}`: kb's weaker levels are not exported")
     result.left.extend(_left_for_queries(case, [c.expr for c in case.condition.clauses]))

@@ -3,8 +3,9 @@
 pySigma-backend-loki 0.15.1's own `ruler` format breaks correlations: it pastes the base
 rules' finished alert entries (Python dicts) into the correlation's expression. So the
 groups are assembled here from the default-format queries, which are correct: a base rule
-alerts when a job's logs hold a matching line, a correlation alerts as it is (its query is
-already a per-job metric with its condition).
+alerts when a job's logs hold a matching line, and the case alerts with its alert query
+(`kb.export.alert_queries`, which says the rule_outs with `unless`) or, for a case without
+one, its correlation as it is (already a per-job metric with its condition).
 """
 
 from __future__ import annotations
@@ -15,7 +16,9 @@ from typing import Any
 
 from ruamel.yaml import YAML
 
+from kb.export.alert import Alert
 from kb.export.backends import Conversion
+from kb.export.rules import rule_name
 
 WINDOW = "5m"  # a base rule looks at the last minutes of a job's lines
 
@@ -24,11 +27,24 @@ def _alert_name(rule_name: str) -> str:
     return re.sub(r"[^A-Za-z0-9_]", "_", rule_name)
 
 
-def ruler_groups(case_id: str, conversion: Conversion, rules: list[dict[str, Any]]) -> str:
+def ruler_groups(
+    case_id: str, conversion: Conversion, rules: list[dict[str, Any]], alert: Alert | None = None
+) -> str:
     meta = {r["name"]: r for r in rules}
+    names = {q.rule_name: q.rule_name for q in conversion.queries}
+    if alert is not None and alert.name in names:
+        # the case's one alert in the group, named for the case: it says the rule_outs
+        # (`unless`), which the Sigma correlation cannot, so it takes the correlation's place
+        meta[alert.name] = {
+            "level": alert.level,
+            "title": alert.title,
+            "description": alert.description,
+        }
+        names[alert.name] = rule_name(case_id)
+        names.pop(rule_name(case_id), None)
     entries = []
     for q in conversion.queries:
-        if not q.query:
+        if not q.query or q.rule_name not in names:
             continue
         rule = meta.get(q.rule_name, {})
         expr = (
@@ -38,7 +54,7 @@ def ruler_groups(case_id: str, conversion: Conversion, rules: list[dict[str, Any
         )
         entries.append(
             {
-                "alert": _alert_name(q.rule_name),
+                "alert": _alert_name(names[q.rule_name]),
                 "expr": expr,
                 "labels": {
                     "severity": rule.get("level", "medium"),

@@ -49,8 +49,15 @@ def regex_key(pattern: m.Regex) -> str:
 def query_detection(q: m.LogQuery, prefix: str = "") -> tuple[dict[str, Any], str]:
     """Detection items for one query and the condition joining them, names prefixed so
     several queries can share one detection."""
-    items: dict[str, Any] = {f"{prefix}match": {regex_key(q.pattern): q.pattern.pattern}}
-    parts = [f"{prefix}match"]
+    items, parts = reads_detection(q, prefix)
+    items = {f"{prefix}match": {regex_key(q.pattern): q.pattern.pattern}, **items}
+    return items, " and ".join([f"{prefix}match", *parts])
+
+
+def reads_detection(q: m.LogQuery, prefix: str = "") -> tuple[dict[str, Any], list[str]]:
+    """The lines a query reads at all, whatever they say: its kinds and its `files`."""
+    items: dict[str, Any] = {}
+    parts: list[str] = []
     if q.sources:
         kinds = list(q.sources) + ([f.PASTED] if "notes" in q.sources else [])
         items[f"{prefix}kinds"] = {f.KIND: kinds}
@@ -61,7 +68,7 @@ def query_detection(q: m.LogQuery, prefix: str = "") -> tuple[dict[str, Any], st
     if q.files:
         items[f"{prefix}files"] = {f"{f.FILE}|re": globs_regex(q.files)}
         parts.append(f"{prefix}files")
-    return items, " and ".join(parts)
+    return items, parts
 
 
 def left_to_kb(q: m.LogQuery) -> list[str]:

@@ -5,7 +5,8 @@ file it came from; the rank comes from the file, as a launcher's `--log-dir` lay
 it. The kind of file and its rank are kb's own reading (`read_evidence`), and small pasted
 files are unwrapped as kb unwraps them, so a record's `line_number` and `line` are the
 ones `kb diagnose` shows. Lines of a person's notes inside a ``` block are sent as kind
-`pasted` (tool output); the rest of the notes as kind `notes`.
+`pasted` (tool output), the rest of the notes as kind `notes`, and what a line of notes
+quotes in `backticks` once more as `pasted`, since kb reads that as tool output too.
 
 Records carry no clock of their own: the shipper stamps each line at ingestion, here a
 fixed start plus one millisecond per line in reading order, so correlations over a job's
@@ -91,17 +92,34 @@ def records(root: Path, job: str) -> Iterator[dict[str, Any]]:
             continue  # kb read it a moment ago; a file that vanished since is not shipped
         for number, raw in enumerate(lines, 1):
             kind = f.PASTED if (task.display, number) in pasted else meta.kind
-            tick += 1
-            yield {
-                f.TIMESTAMP: (START + dt.timedelta(milliseconds=tick)).isoformat(),
-                f.HOST: meta.host or "host-1",
-                f.JOB: job,
-                f.RANK: meta.rank,
-                f.FILE: task.display,
-                f.LINE_NUMBER: number,
-                f.LINE: raw.decode("utf-8", "replace"),
-                f.KIND: kind,
-            }
+            text = raw.decode("utf-8", "replace")
+            sent = [(text, kind)]
+            if kind == "notes":
+                sent += [(part, f.PASTED) for part in quoted_output(text)]
+            for line, line_kind in sent:
+                tick += 1
+                yield {
+                    f.TIMESTAMP: (START + dt.timedelta(milliseconds=tick)).isoformat(),
+                    f.HOST: meta.host or "host-1",
+                    f.JOB: job,
+                    f.RANK: meta.rank,
+                    f.FILE: task.display,
+                    f.LINE_NUMBER: number,
+                    f.LINE: line,
+                    f.KIND: line_kind,
+                }
+
+
+def quoted_output(text: str) -> list[str]:
+    """The parts of a line of prose a person put in `backticks`: kb reads those as tool
+    output (`kb.match.kinds.log`), so they are sent again, each as a record of kind `pasted`.
+
+    >>> quoted_output("rank 3 prints `NCCL WARN Cuda failure 'out of memory'` then stops")
+    ["NCCL WARN Cuda failure 'out of memory'"]
+    >>> quoted_output("no quotes here")
+    []
+    """
+    return [part for part in text.split("`")[1::2] if part.strip()]
 
 
 def write_jsonl(root: Path, job: str, out: Path) -> int:

@@ -16,6 +16,7 @@ from typing import Any
 from ruamel.yaml import YAML
 
 from dsl import model as m
+from kb.export.alert import Alert, case_alert, lines_rules
 from kb.export.correlation import CaseCorrelation, correlate
 from kb.export.rules import query_rule
 
@@ -25,6 +26,9 @@ class CaseRules:
     case_id: str
     rules: list[dict[str, Any]] = field(default_factory=list)  # base rules, then correlation
     correlation: CaseCorrelation = field(default_factory=CaseCorrelation)
+    # the job-level alert the query backends get (Sigma itself cannot say its rule_outs)
+    alert: Alert | None = None
+    lines_rules: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def stem(self) -> str:
@@ -43,7 +47,14 @@ def case_rules(case: m.Case, site: str) -> CaseRules:
     rules += corr.clause_rules
     if corr.correlation is not None:
         rules.append(corr.correlation)
-    return CaseRules(case_id=case.id, rules=rules, correlation=corr)
+    alert = case_alert(case)
+    return CaseRules(
+        case_id=case.id,
+        rules=rules,
+        correlation=corr,
+        alert=alert,
+        lines_rules=lines_rules(case, alert),
+    )
 
 
 def _yaml() -> YAML:

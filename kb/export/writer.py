@@ -10,7 +10,8 @@ import sys
 from pathlib import Path
 
 from dsl import model as m
-from kb.export.backends import convert, convert_to_format
+from kb.export.alert_queries import convert_case
+from kb.export.backends import convert_to_format
 from kb.export.regex_compat import problems
 from kb.export.sigma import CaseRules, render, write_rules
 from kb.export.validate import DISABLED, validate_yaml
@@ -88,12 +89,12 @@ def write_backend(
         if backend == "loki" and output_format == "ruler":
             from kb.export.loki_ruler import ruler_groups
 
-            conversion = convert(backend, c.rules)
+            conversion = convert_case(backend, c)
             errors += [f"{c.case_id}: {q.rule_name}: {q.error}" for q in conversion.errors]
-            text = ruler_groups(c.case_id, conversion, c.rules)
+            text = ruler_groups(c.case_id, conversion, c.rules, c.alert)
             written += 1
         elif output_format == "default":
-            conversion = convert(backend, c.rules)
+            conversion = convert_case(backend, c)
             mark = COMMENT[backend]
             text = "".join(
                 f"{mark} {q.rule_name} ({q.rule_id})\n{q.query}\n\n"

@@ -114,8 +114,12 @@ def test_loki_ruler_format_is_alert_rules(tmp_path: Path) -> None:
     assert main(["export", "loki", "--format", "ruler", "--case", case, "-o", str(tmp_path)]) == 0
     groups = YAML(typ="safe").load((tmp_path / f"{case}.ruler.yaml").read_text())["groups"]
     alerts = {r["alert"]: r for r in groups[0]["rules"]}
-    correlation = alerts["distkb_rank_oom_cascades_to_watchdog_timeout"]
-    assert correlation["expr"].startswith("sum by (job)") and "'alert'" not in correlation["expr"]
+    case_alert = alerts["distkb_rank_oom_cascades_to_watchdog_timeout"]
+    # the case's alert (it says the rule_outs with `unless`) stands in for the correlation
+    assert "unless" in case_alert["expr"] and "'alert'" not in case_alert["expr"]
+    assert case_alert["labels"]["severity"] == "high"
+    assert "rule_out" in case_alert["annotations"]["description"]
+    assert sum(1 for name in alerts if not name.startswith(f"{case_alert['alert']}_")) == 1
     assert alerts["distkb_rank_oom_cascades_to_watchdog_timeout_cuda_oom"]["expr"].endswith("> 0")
 
 
