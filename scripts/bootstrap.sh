@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Set up everything on a fresh machine: a virtual environment in .venv with the project
 # installed. With --test, also the test and lint tools and the browser the site tests drive
-# (Debian's chromium and chromium-driver; nothing is downloaded by a test tool).
+# (Debian's chromium and chromium-driver; nothing is downloaded by a test tool) and Grafana's
+# LogQL grammar from npm for the LogQL check.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -29,6 +30,13 @@ if [ "$want_test" = 1 ]; then
       echo "bootstrap: chromium/chromedriver missing and cannot be installed here;" \
            "the browser test will fail. Install Debian's chromium and chromium-driver." >&2
     fi
+  fi
+  # Grafana's LogQL grammar, which tests/kb/export/test_logql_parses.py parses exports with
+  if command -v npm >/dev/null; then
+    npm ci --prefix tests/tools/logql --no-audit --no-fund --silent >/dev/null 2>&1 ||
+      echo "bootstrap: npm ci in tests/tools/logql failed; the LogQL check will fail" >&2
+  else
+    echo "bootstrap: npm is missing; the LogQL check will fail. Install Node.js and npm." >&2
   fi
 else
   .venv/bin/python -m pip install --quiet -e .
