@@ -7,6 +7,8 @@ each worker's peak memory) are kept for the summary and the benchmark.
 
 from __future__ import annotations
 
+import re
+import socket
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -40,6 +42,51 @@ def _collect(
     on_row(result["row"])
 
 
+class ClusterUnreachable(Exception):
+    """Ray could not start here or reach the cluster at `--address`; the message says why."""
+
+
+PROBE_SECONDS = 10.0
+
+
+def _probe(address: str) -> None:
+    """Fail fast where nothing listens: Ray's client retries an absent GCS without end."""
+    m = re.fullmatch(r"(?:ray://)?\[?([^\]\s/]+?)\]?:(\d{1,5})/?", address.strip())
+    if m is None:
+        return  # `auto` and other forms Ray resolves itself
+    host, port = m.group(1), int(m.group(2))
+    try:
+        socket.create_connection((host, port), timeout=PROBE_SECONDS).close()
+    except OSError as exc:
+        raise ClusterUnreachable(
+            f"cannot reach the Ray cluster at {address}: nothing answers at {host}:{port} "
+            f"({exc.strerror or type(exc).__name__}); start it with `ray start --head` "
+            "or give the head node's address"
+        ) from exc
+
+
+def _connect(ray: Any, address: str | None, workers: int) -> None:
+    """A cluster at `address`, or a new Ray instance of `workers` CPUs on this machine
+    (`address="local"`: never a cluster another program left running here)."""
+    if address:
+        _probe(address)
+    try:
+        if address:
+            ray.init(address=address, log_to_driver=False, configure_logging=False)
+        else:
+            ray.init(
+                address="local",
+                num_cpus=workers,
+                include_dashboard=False,
+                log_to_driver=False,
+                configure_logging=False,
+            )
+    except Exception as exc:  # ray.init raises ConnectionError, ValueError, RayError…
+        where = f"the Ray cluster at {address}" if address else "a local Ray instance"
+        reason = " ".join(str(exc).split())[:400] or type(exc).__name__
+        raise ClusterUnreachable(f"cannot reach {where}: {type(exc).__name__}: {reason}") from exc
+
+
 def run_batch(
     jobs: list[JobRef],
     case_roots: list[str],
@@ -55,15 +102,7 @@ def run_batch(
     started = time.perf_counter()
     owned = not ray.is_initialized()
     if owned:
-        if address:
-            ray.init(address=address, log_to_driver=False, configure_logging=False)
-        else:
-            ray.init(
-                num_cpus=workers,
-                include_dashboard=False,
-                log_to_driver=False,
-                configure_logging=False,
-            )
+        _connect(ray, address, workers)
     try:
         task = ray.remote(num_cpus=1, max_retries=0)(diagnose_shipped)
         shipped = [ray.put(load_kb(case_roots, use_cache))]  # compiled once, here

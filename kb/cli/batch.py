@@ -3,7 +3,8 @@ folders or fsspec URLs) as Ray tasks, one per job; one result row per job and a 
 the top causes. Local Ray by default (`--workers` CPUs), an existing cluster with `--address`.
 
 Exit codes: 0 every job diagnosed (matched or not); 1 some jobs failed to read (error rows);
-2 usage error, no jobs found, or the extra `ray` is not installed.
+2 usage error, no jobs found, the extra `ray` is not installed, or Ray cannot start or
+reach the cluster.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="diagnose many jobs' evidence as Ray tasks (one row per job)",
         description="Diagnose each job folder or archive directly under JOBS (local folders or "
         "fsspec URLs such as s3://bucket/jobs/) as one Ray task per job. Exit 0: every job "
-        "diagnosed; 1: some jobs could not be read; 2: usage error.",
+        "diagnosed; 1: some jobs could not be read; 2: usage error or no Ray to run on.",
     )
     p.add_argument("jobs", nargs="+", metavar="JOBS", help="a folder of jobs, or an fsspec URL")
     p.add_argument(
@@ -88,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"kb batch: --workers must be 1..{MAX_LOCAL_WORKERS}", file=sys.stderr)
         return EXIT_USAGE
     from kb.batch.jobs import find_jobs
-    from kb.batch.runner import run_batch
+    from kb.batch.runner import ClusterUnreachable, run_batch
 
     jobs, skipped = find_jobs(args.jobs)
     for line in skipped[:20]:
@@ -97,9 +98,13 @@ def run(args: argparse.Namespace) -> int:
         print("kb batch: no job folders or archives found", file=sys.stderr)
         return EXIT_USAGE
     roots = [str(r) for r in case_roots(args)]
-    result = run_batch(
-        jobs, roots, workers=args.workers, address=args.address, use_cache=not args.no_cache
-    )
+    try:
+        result = run_batch(
+            jobs, roots, workers=args.workers, address=args.address, use_cache=not args.no_cache
+        )
+    except ClusterUnreachable as exc:
+        print(f"kb batch: {exc}", file=sys.stderr)
+        return EXIT_USAGE
     (write_parquet if fmt == "parquet" else write_jsonl)(result.rows, args.output)
     data = summary(result.rows)
     data["seconds"] = round(result.seconds, 2)

@@ -151,3 +151,48 @@ def test_fetch_writes_nothing_outside_its_folder(tmp_path: Path) -> None:
     fetched = fetch("memory://jobs2/a", str(into))
     assert Path(fetched.path).resolve().is_relative_to(into.resolve())
     assert (Path(fetched.path) / "logs" / "r0.log").read_bytes() == b"x\n"
+
+
+def _closed_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])  # closed again when the block ends
+
+
+def test_an_address_where_nothing_listens_is_a_clear_error_not_a_hang(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Ray's own client retries an absent GCS without end; kb batch asks the port first."""
+    pytest.importorskip("ray", reason="extra `ray`")
+    jobs = tmp_path / "jobs"
+    shutil.copytree(OOM_FIXTURE, jobs / "oom")
+    port = _closed_port()
+    for address in (f"127.0.0.1:{port}", f"ray://127.0.0.1:{port}"):
+        out = tmp_path / "r.jsonl"
+        assert main(["batch", str(jobs), "-o", str(out), "--address", address]) == 2
+        err = capsys.readouterr().err
+        assert f"nothing answers at 127.0.0.1:{port}" in err and "Traceback" not in err
+        assert not out.exists()
+
+
+def test_local_mode_starts_its_own_instance_even_beside_a_running_cluster(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`address="local"`: a cluster another program left on this machine is not joined
+    (joining it with num_cpus is an error in Ray), and a failing start is reported."""
+    from kb.batch import runner
+
+    calls: list[dict[str, Any]] = []
+
+    class FakeRay:
+        def init(self, **kwargs: Any) -> None:
+            calls.append(kwargs)
+            raise ValueError(
+                "When connecting to an existing cluster, num_cpus must not be provided."
+            )
+
+    with pytest.raises(runner.ClusterUnreachable, match="a local Ray instance: ValueError"):
+        runner._connect(FakeRay(), None, 2)
+    assert calls[0]["address"] == "local" and calls[0]["num_cpus"] == 2
