@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 from dsl import model as m
+from kb.export.alert_queries import RENDER as ALERTING
 from kb.export.alert_queries import convert_case
 from kb.export.backends import convert_to_format
 from kb.export.regex_compat import problems
@@ -116,6 +117,17 @@ def write_backend(
         f"{out_dir}: {written} {unit} for {len(exported)} case(s); "
         f"{len(errors)} rule(s) not converted"
     )
+    if backend in ALERTING and output_format in ("default", "ruler"):
+        silent = [c.case_id for c in exported if c.alert is None or not c.alert.expressible]
+        print(
+            f"{len(exported) - len(silent)} case alert(s) (`require` minus `rule_out`, "
+            "as far as log lines decide them)"
+            + (
+                f"; none for (no `require` part is log evidence): {', '.join(silent)}"
+                if silent
+                else ""
+            )
+        )
     _report("rule(s) not converted", errors)
     compat = _compat(backend, exported, cases or {})
     if compat:
