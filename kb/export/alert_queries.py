@@ -38,29 +38,22 @@ class Algebra:
     minus: Callable[[str, str], str]
 
 
-def _t(e: JobExpr, a: Algebra) -> str:
+def _jobs(e: JobExpr, a: Algebra, where: bool = True) -> str:
+    """The jobs where `e` is true (`where`) or false: `not` swaps the two; T(and) and F(or)
+    are intersections, T(or) and F(and) unions (Kleene's rules as sets)."""
     if isinstance(e, Leaf):
-        return a.true(e)
+        return a.true(e) if where else a.false(e)
     if isinstance(e, Not):
-        return _f(e.operand, a)
-    parts = [_t(x, a) for x in e.operands]
-    return a.conj(parts) if isinstance(e, All) else a.disj(parts)
-
-
-def _f(e: JobExpr, a: Algebra) -> str:
-    if isinstance(e, Leaf):
-        return a.false(e)
-    if isinstance(e, Not):
-        return _t(e.operand, a)
-    parts = [_f(x, a) for x in e.operands]
-    return a.disj(parts) if isinstance(e, All) else a.conj(parts)
+        return _jobs(e.operand, a, not where)
+    parts = [_jobs(x, a, where) for x in e.operands]
+    return a.conj(parts) if isinstance(e, All) == where else a.disj(parts)
 
 
 def condition(alert: Alert, a: Algebra) -> str:
     """T of every required part, minus T of any rule_out clause."""
-    out = a.conj([_t(e, a) for e in alert.required])
+    out = a.conj([_jobs(e, a) for e in alert.required])
     if alert.excluded:
-        out = a.minus(out, a.disj([_t(e, a) for e in alert.excluded]))
+        out = a.minus(out, a.disj([_jobs(e, a) for e in alert.excluded]))
     return out
 
 
