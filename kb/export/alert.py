@@ -74,6 +74,11 @@ class Alert:
     level: str = "medium"
 
     @property
+    def complete(self) -> bool:
+        """Log lines decide every clause: the alert says what kb would."""
+        return self.expressible and not self.left
+
+    @property
     def description(self) -> str:
         out = (
             f"distkb case `{self.case_id}` for one job: every `require` part that log lines "

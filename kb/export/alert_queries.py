@@ -20,7 +20,7 @@ from typing import Any
 from kb.export import fields as f
 from kb.export.alert import Alert, All, JobExpr, Leaf, Not, lines_rule_name
 from kb.export.backends import Conversion, Converted, convert
-from kb.export.rules import rule_id
+from kb.export.rules import CONFIRM, rule_id
 from kb.export.sigma import CaseRules
 
 BACKENDS = ("duckdb", "loki", "elasticsearch")
@@ -160,7 +160,12 @@ def alert_query(
     if not alert.expressible or backend not in RENDER:
         return None
     item = Converted(
-        rule_name=alert.name, rule_id=rule_id(alert.case_id, "/alert"), correlation=True
+        rule_name=alert.name,
+        rule_id=rule_id(alert.case_id, "/alert"),
+        correlation=True,
+        note="complete: log lines decide every clause"
+        if alert.complete
+        else f"partial, {CONFIRM}: " + "; ".join(alert.left),
     )
     converted = {q.rule_name: q.query for q in base if q.query and not q.correlation}
     lines = {q.rule_name: q.query for q in convert(backend, lines_rules).queries if q.query}

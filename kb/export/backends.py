@@ -28,6 +28,7 @@ class Converted:
     query: str = ""
     error: str = ""
     correlation: bool = False
+    note: str = ""  # said beside the query where it is written
 
 
 @dataclass

@@ -39,6 +39,8 @@ def ruler_groups(
             "level": alert.level,
             "title": alert.title,
             "description": alert.description,
+            # route a partial alert to `kb diagnose`, page on a complete one
+            "labels": {"distkb_complete": "true" if alert.complete else "false"},
         }
         names[alert.name] = rule_name(case_id)
         names.pop(rule_name(case_id), None)
@@ -60,6 +62,7 @@ def ruler_groups(
                     "severity": rule.get("level", "medium"),
                     "distkb_case": case_id,
                     "sigma_id": q.rule_id,
+                    **rule.get("labels", {}),
                 },
                 "annotations": {
                     "summary": rule.get("title", q.rule_name),

@@ -22,6 +22,11 @@ COMMENT = {"loki": "#", "elasticsearch": "//", "lucene": "#", "duckdb": "--"}
 SHOWN = 10  # problems printed on stderr; the rest are counted
 
 
+def _note(note: str) -> str:
+    """A query's note on its comment line: one line whatever the clause texts hold."""
+    return f" {' '.join(note.split())}" if note else ""
+
+
 def _summary(exported: list[CaseRules]) -> str:
     queries = sum(1 for c in exported for r in c.rules if "detection" in r) - sum(
         len(c.correlation.clause_rules) for c in exported
@@ -98,7 +103,7 @@ def write_backend(
             conversion = convert_case(backend, c)
             mark = COMMENT[backend]
             text = "".join(
-                f"{mark} {q.rule_name} ({q.rule_id})\n{q.query}\n\n"
+                f"{mark} {q.rule_name} ({q.rule_id}){_note(q.note)}\n{q.query}\n\n"
                 for q in conversion.queries
                 if q.query
             )

@@ -92,6 +92,8 @@ def test_rules_hit_decisive_lines_and_alert_agrees(compiled: CompiledCase) -> No
                         problems.append(f"{where}: rule {query} misses {ln.file}:{ln.line}")
                 if verdict.level == m.Level.CONFIRMED.value and alerting and not fired:
                     problems.append(f"{where}: kb confirms, the alert stays silent")
+            elif fired and rules.alert.complete:
+                problems.append(f"{where}: a complete alert fires on a negative")
             elif fired and not _why_it_may_fire(case, verdict):
                 problems.append(
                     f"{where}: the alert fires and nothing kb holds against the case "
