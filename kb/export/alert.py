@@ -17,7 +17,7 @@ from typing import Any
 
 from dsl import model as m
 from dsl.explain import describe_expr
-from kb.export.correlation import _required_parts
+from kb.export.correlation import required_parts
 from kb.export.rules import (
     CONFIRM,
     LEVELS,
@@ -61,8 +61,8 @@ JobExpr = Leaf | Not | All | Any_
 
 @dataclass
 class Alert:
-    """The job-level condition (None: no `require` clause is log evidence) and what the
-    alert could not hold, in the words the correlation's description uses."""
+    """The job-level condition (nothing `required`: no `require` part is log evidence, so
+    there is no alert) and the clauses it could not hold, named as the case writes them."""
 
     case_id: str
     name: str
@@ -128,7 +128,7 @@ def case_alert(case: m.Case) -> Alert:
         title=title(case.title.en),
         level=LEVELS[case.severity],
     )
-    for expr in _required_parts(case):
+    for expr in required_parts(case):
         part = job_expr(expr, case)
         if part is None:
             alert.left.append(f"require `{describe_expr(expr)}`")

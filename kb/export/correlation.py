@@ -63,7 +63,7 @@ def _log_only(expr: m.Expr, case: m.Case) -> list[str] | None:
     return None
 
 
-def _required_parts(case: m.Case) -> list[m.Expr]:
+def required_parts(case: m.Case) -> list[m.Expr]:
     """The `require` clauses, an `and` split into its operands (each must hold)."""
     parts: list[m.Expr] = []
     pending = [c.expr for c in case.condition.clauses if c.role is m.Role.REQUIRED]
@@ -117,7 +117,7 @@ def _left_for_queries(case: m.Case, exprs: list[m.Expr]) -> list[str]:
 def correlate(case: m.Case, site: str) -> CaseCorrelation:
     result = CaseCorrelation()
     expressed: list[m.Expr] = []
-    for expr in _required_parts(case):
+    for expr in required_parts(case):
         names = _log_only(expr, case)
         if names is None:
             result.left.append(

@@ -19,7 +19,7 @@ from dsl.compiler import load_knowledge_base
 from dsl.explain import describe_expr
 from kb.export.alert import Alert, All, Any_, JobExpr, Leaf, Not, case_alert, job_expr
 from kb.export.alert_queries import Algebra, condition
-from kb.export.correlation import _required_parts
+from kb.export.correlation import required_parts
 from kb.match.condition import evaluate_expr
 from kb.match.results import Truth
 
@@ -95,7 +95,7 @@ def test_every_case_alert_holds_what_log_lines_decide_and_lists_the_rest() -> No
     for compiled in KB.cases:
         case = compiled.case
         alert = case_alert(case)
-        parts = [("require", e) for e in _required_parts(case)] + [
+        parts = [("require", e) for e in required_parts(case)] + [
             ("rule_out", c.expr) for c in case.condition.clauses if c.role is m.Role.RULING_OUT
         ]
         for role, expr in parts:

@@ -25,7 +25,7 @@ from dsl.compiler import CompiledCase, load_knowledge_base
 from dsl.explain import describe_expr
 from kb.export.alert import alert_name, job_expr
 from kb.export.alert_queries import convert_case
-from kb.export.correlation import _required_parts
+from kb.export.correlation import required_parts
 from kb.export.replay import load_logs, run
 from kb.export.rules import rule_name
 from kb.export.sigma import case_rules
@@ -50,7 +50,7 @@ def _why_it_may_fire(case: m.Case, verdict: Verdict) -> list[str]:
         for c in verdict.clauses
         if c.role == "rule_out" and c.truth is Truth.TRUE and _unsayable(c.text, case)
     ]
-    for expr in _required_parts(case):
+    for expr in required_parts(case):
         if job_expr(expr, case) is None and evaluate_expr(expr, truths) is not Truth.TRUE:
             reasons.append(f"require {describe_expr(expr)}: not log evidence, does not hold")
     return reasons
