@@ -22,11 +22,22 @@ class Replay:
 
 def load_logs(con: Any, evidence: Path, job: str) -> int:
     """Ship `evidence` to JSON lines and load them as the table `logs`."""
+    return load_jobs(con, {job: evidence})
+
+
+def load_jobs(con: Any, jobs: dict[str, Path]) -> int:
+    """Ship each job's evidence folder and load them all as one table `logs`, as a platform
+    holds a fleet's lines: the rules and alerts group by `job`."""
     with tempfile.TemporaryDirectory() as tmp:
-        out = Path(tmp) / "records.jsonl"
-        n = write_jsonl(evidence, job, out)
+        files, n = [], 0
+        for i, (job, evidence) in enumerate(jobs.items()):
+            out = Path(tmp) / f"records-{i}.jsonl"
+            count = write_jsonl(evidence, job, out)
+            if count:
+                files.append(str(out))
+                n += count
         con.execute("DROP TABLE IF EXISTS logs")
-        if n == 0:
+        if not files:
             con.execute(
                 f"CREATE TABLE logs ({f.TIMESTAMP} TIMESTAMPTZ, {f.HOST} VARCHAR, {f.JOB} VARCHAR,"
                 f" {f.RANK} BIGINT, {f.FILE} VARCHAR, {f.LINE_NUMBER} BIGINT, {f.LINE} VARCHAR,"
@@ -38,9 +49,15 @@ def load_logs(con: Any, evidence: Path, job: str) -> int:
                 f"columns={{{f.TIMESTAMP}: 'TIMESTAMPTZ', {f.HOST}: 'VARCHAR', {f.JOB}: 'VARCHAR', "
                 f"{f.RANK}: 'BIGINT', {f.FILE}: 'VARCHAR', {f.LINE_NUMBER}: 'BIGINT', "
                 f"{f.LINE}: 'VARCHAR', {f.KIND}: 'VARCHAR'}})",
-                [str(out)],
+                [files],
             )
     return n
+
+
+def alerted_jobs(con: Any, conversion: Conversion, alert_name: str) -> set[str]:
+    """The jobs of the loaded `logs` the case's alert query returns."""
+    query = next(q.query for q in conversion.queries if q.rule_name == alert_name and q.query)
+    return {row[0] for row in con.execute(query).fetchall()}
 
 
 def run(con: Any, conversion: Conversion) -> Replay:

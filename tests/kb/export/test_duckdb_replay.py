@@ -26,7 +26,7 @@ from dsl.explain import describe_expr
 from kb.export.alert import alert_name, job_expr
 from kb.export.alert_queries import convert_case
 from kb.export.correlation import required_parts
-from kb.export.replay import load_logs, run
+from kb.export.replay import alerted_jobs, load_jobs, load_logs, run
 from kb.export.rules import rule_name
 from kb.export.sigma import case_rules
 from kb.match.condition import evaluate_expr
@@ -77,9 +77,13 @@ def test_rules_hit_decisive_lines_and_alert_agrees(compiled: CompiledCase) -> No
     assert alerting == (rules.correlation.correlation is not None or bool(rules.alert.required))
     con = duckdb.connect()
     problems: list[str] = []
+    holds: dict[str, bool] = {}  # job -> kb: every require clause true, no rule_out true
+    folders: dict[str, Path] = {}
     for kind in ("positive", "negative"):
         for fixture in _fixtures(case, kind):
             verdict = run_case(compiled, read_bundle(KB, str(fixture)))
+            folders[f"{kind}/{fixture.name}"] = fixture
+            holds[f"{kind}/{fixture.name}"] = _kb_holds(verdict)
             load_logs(con, fixture, "job-1")
             replay = run(con, conversion)
             fired = replay.fired.get(alert_name(case.id), False)
@@ -99,7 +103,22 @@ def test_rules_hit_decisive_lines_and_alert_agrees(compiled: CompiledCase) -> No
                     f"{where}: the alert fires and nothing kb holds against the case "
                     f"explains it (kb: {verdict.level})"
                 )
+    if alerting:
+        # the whole case as one fleet: every fixture a job of one table, grouped by job
+        load_jobs(con, folders)
+        fired_jobs = alerted_jobs(con, conversion, alert_name(case.id))
+        expected = {job for job, ok in holds.items() if ok}
+        if rules.alert.complete and fired_jobs != expected:
+            problems.append(f"one table: alert {sorted(fired_jobs)} != kb {sorted(expected)}")
+        if not expected <= fired_jobs:
+            problems.append(f"one table: kb holds, no alert: {sorted(expected - fired_jobs)}")
     assert not problems, "\n".join(problems)
+
+
+def _kb_holds(verdict: Verdict) -> bool:
+    return all(c.truth is Truth.TRUE for c in verdict.clauses if c.role == "require") and not any(
+        c.truth is Truth.TRUE for c in verdict.clauses if c.role == "rule_out"
+    )
 
 
 def test_a_rule_out_silences_the_alert_where_the_sigma_correlation_fires() -> None:
