@@ -15,6 +15,18 @@ from collections.abc import Sequence
 WORDS_ONLY = frozenset({"notes", "python-source"})
 
 
+def quoted_parts(text: str) -> list[str]:
+    """What a line of a person's words holds in `backticks`: pasted tool output, which log
+    queries read as log lines (the prose around it they do not).
+
+    >>> quoted_parts("rank 3 prints `NCCL WARN Cuda failure 'out of memory'` and stops")
+    ["NCCL WARN Cuda failure 'out of memory'"]
+    >>> quoted_parts("no quotes here")
+    []
+    """
+    return text.split("`")[1::2]
+
+
 def glob_ok(path: str, globs: Sequence[str]) -> bool:
     """Whether a display path (archive members as `a.tar.gz!/x/y.log`) matches any glob.
 

@@ -31,6 +31,7 @@ from kb.evidence.inputs import InputFile, is_archive, walk
 from kb.evidence.limits import Limits
 from kb.evidence.reader import read_evidence
 from kb.evidence.registry import SOURCES
+from kb.evidence.selection import quoted_parts
 from kb.evidence.sources.base import WholeFileSource
 from kb.evidence.unwrap import unwrap
 from kb.export import fields as f
@@ -95,7 +96,8 @@ def records(root: Path, job: str) -> Iterator[dict[str, Any]]:
             text = raw.decode("utf-8", "replace")
             sent = [(text, kind)]
             if kind == "notes":
-                sent += [(part, f.PASTED) for part in quoted_output(text)]
+                # kb reads what the notes quote as tool output: sent again, as `pasted`
+                sent += [(part, f.PASTED) for part in quoted_parts(text) if part.strip()]
             for line, line_kind in sent:
                 tick += 1
                 yield {
@@ -108,18 +110,6 @@ def records(root: Path, job: str) -> Iterator[dict[str, Any]]:
                     f.LINE: line,
                     f.KIND: line_kind,
                 }
-
-
-def quoted_output(text: str) -> list[str]:
-    """The parts of a line of prose a person put in `backticks`: kb reads those as tool
-    output (`kb.match.kinds.log`), so they are sent again, each as a record of kind `pasted`.
-
-    >>> quoted_output("rank 3 prints `NCCL WARN Cuda failure 'out of memory'` then stops")
-    ["NCCL WARN Cuda failure 'out of memory'"]
-    >>> quoted_output("no quotes here")
-    []
-    """
-    return [part for part in text.split("`")[1::2] if part.strip()]
 
 
 def write_jsonl(root: Path, job: str, out: Path) -> int:

@@ -7,7 +7,7 @@ from collections import Counter
 from dsl.kinds.base import Scope
 from dsl.kinds.log import LogQuery
 from kb.evidence.facts import EvidenceLine
-from kb.evidence.selection import WORDS_ONLY, glob_ok
+from kb.evidence.selection import WORDS_ONLY, glob_ok, quoted_parts
 from kb.match.context import MAX_LINES, NO_RANK, Context
 from kb.match.regex import search
 from kb.match.results import QueryResult, Truth
@@ -44,7 +44,7 @@ def _quoted_hits(q: LogQuery, ctx: Context) -> list[EvidenceLine]:
         if any(f == ln.file and first <= ln.line <= last for f, first, last in pasted):
             out.append(ln)
             continue
-        quoted = ln.text.split("`")[1::2]
+        quoted = quoted_parts(ln.text)
         if any(search(q.pattern.pattern, part, q.pattern.ignore_case) for part in quoted):
             out.append(ln)
     return out

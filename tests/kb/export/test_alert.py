@@ -7,13 +7,11 @@ render it as SQL, LogQL and ES|QL, and compared with kb's own Kleene evaluation
 
 from __future__ import annotations
 
-import doctest
 import itertools
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import kb.export.shipper
 from dsl import model as m
 from dsl.compiler import load_knowledge_base
 from dsl.explain import describe_expr
@@ -148,7 +146,3 @@ def test_loki_and_esql_alerts_say_rule_outs_in_their_own_words() -> None:
     assert lines[0].startswith("from ") and lines[-1] == "| keep job"
     assert lines[2].startswith("| stats ") and lines[2].endswith(" by job")
     assert " and not (" in lines[3]
-
-
-def test_shipper_doctests() -> None:
-    assert doctest.testmod(kb.export.shipper).failed == 0
