@@ -32,7 +32,10 @@ def ruler_groups(
 ) -> str:
     meta = {r["name"]: r for r in rules}
     names = {q.rule_name: q.rule_name for q in conversion.queries}
+    ids = {q.rule_name: q.rule_id for q in conversion.queries}
     if alert is not None and alert.name in names:
+        # the Sigma id it carries is the correlation's it stands in for; none if it has none
+        ids[alert.name] = ids.get(rule_name(case_id), "")
         # the case's one alert in the group, named for the case: it says the rule_outs
         # (`unless`), which the Sigma correlation cannot, so it takes the correlation's place
         meta[alert.name] = {
@@ -61,7 +64,7 @@ def ruler_groups(
                 "labels": {
                     "severity": rule.get("level", "medium"),
                     "distkb_case": case_id,
-                    "sigma_id": q.rule_id,
+                    **({"sigma_id": ids[q.rule_name]} if ids[q.rule_name] else {}),
                     **rule.get("labels", {}),
                 },
                 "annotations": {

@@ -120,6 +120,9 @@ def test_loki_ruler_format_is_alert_rules(tmp_path: Path) -> None:
     assert case_alert["labels"]["severity"] == "high"
     # its rule_out `oom_every_rank` is a cross-rank scope: partial, to be confirmed with kb
     assert case_alert["labels"]["distkb_complete"] == "false"
+    from kb.export.rules import rule_id
+
+    assert case_alert["labels"]["sigma_id"] == rule_id(case)  # the correlation it stands for
     assert "rule_out" in case_alert["annotations"]["description"]
     assert sum(1 for name in alerts if not name.startswith(f"{case_alert['alert']}_")) == 1
     assert alerts["distkb_rank_oom_cascades_to_watchdog_timeout_cuda_oom"]["expr"].endswith("> 0")
