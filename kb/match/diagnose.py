@@ -1,7 +1,9 @@
 """Running every compiled checker over one evidence bundle and ranking the verdicts.
 
-A case matches only when every `require` clause is TRUE and no `rule_out` clause is:
-unknown evidence never counts as a match, it becomes a request for that evidence.
+A case is *confirmed* only when every `require` clause is TRUE and no `rule_out` clause
+is; it is *likely* or *possible* when its own `likely` or `possible` clauses hold instead
+(the signature without the proof, as real reports give it), and never when a `rule_out`
+holds. Unknown evidence never counts for a level: it becomes a request for that evidence.
 """
 
 from __future__ import annotations
