@@ -18,18 +18,10 @@ from typing import Any
 
 import jinja2
 
+from kb.match.diagnose import INTERESTING_PACKAGES
 from kb.scaffold.templates import Template, escape, group_lines
 
 MAX_LOG_QUERIES = 8
-PACKAGES = (
-    "torch",
-    "torch-npu",
-    "accelerate",
-    "deepspeed",
-    "transformers",
-    "nvidia-nccl-cu12",
-    "nvidia-nccl-cu11",
-)
 EXTRA_LINES = re.compile(
     r"NCCL WARN|\bE[A-Z]\d{4}\b|Watchdog caught|ncclRemoteError|"
     r"ncclSystemError|ncclInternalError|ChildFailedError"
@@ -148,7 +140,7 @@ def capture_queries(facts: Any) -> list[DraftQuery]:
     out = []
     versions: dict[str, str] = {}
     for cap in facts.package_captures:
-        for name in PACKAGES:
+        for name in INTERESTING_PACKAGES:
             if name in cap.packages:
                 versions.setdefault(name, cap.packages[name])
     for name, version in versions.items():
