@@ -33,6 +33,9 @@ from kb.evidence.unwrap import MAX_BYTES as UNWRAP_MAX
 from kb.evidence.unwrap import unwrap
 
 SUBSET_FROM = 8 << 20  # files at least this large are scanned only for patterns that count there
+# kb run's record of what it ran (its command line would read as the job's own errors); what
+# kb run observed is in kb-run-notes.md, written as notes on purpose
+RUN_RECORD = "kb-run.json"
 __all__ = [
     "UNWRAP_MAX",
     "FileResult",
@@ -88,6 +91,9 @@ def read_file(
     hints = hints or path_hints(f.display)
     ctx = FileContext(display=f.display, hints=hints, limits=limits)
     result = FileResult(file=None, facts=ctx.facts)
+    if f.name == RUN_RECORD:
+        result.skipped.append(SkippedFile(path=f.display, reason="kb run's record, not evidence"))
+        return result
     try:
         stream = f.open()  # an archive member's header is read here: corrupt ones fail too
     except READ_ERRORS as exc:
