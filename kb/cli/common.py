@@ -40,13 +40,16 @@ def case_roots(args: argparse.Namespace) -> list[Path]:
 
 def load_kb(args: argparse.Namespace) -> KnowledgeBase:
     """The compiled knowledge base; broken cases are reported on stderr and left out."""
+    from kb.lint.drafts import leave_out_drafts
+
     kb = load_knowledge_base(case_roots(args), use_cache=not args.no_cache, with_env=False)
+    leave_out_drafts(kb)  # a draft (TODO text, generic evidence) must not name a cause
     if kb.diagnostics:
         errors = [d for d in kb.diagnostics if d.severity.value == "error"]
         if errors:
             print(
                 f"kb: {len(errors)} problem(s) in case files; cases that do not compile "
-                "are left out (run `kb check` for details)",
+                "or are unfinished drafts are left out (run `kb check` for details)",
                 file=sys.stderr,
             )
             print(render_all(errors[:5], kb.sources), file=sys.stderr)

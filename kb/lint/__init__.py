@@ -12,6 +12,7 @@ from dsl import model as m
 from dsl.diagnostics import Diagnostic, Severity
 from kb.lint.base import Rule
 from kb.lint.conventions import FixtureNameNotKebabCase, TagNotKebabCase, UnknownComponent
+from kb.lint.drafts import GenericEvidence
 from kb.lint.fixtures import (
     EvidenceNeverHit,
     FixtureNotRead,
@@ -30,6 +31,7 @@ RULES: dict[str, type[Rule]] = {
     for rule in (
         MissingMetadata,
         PlaceholderText,
+        GenericEvidence,
         MissingFixture,
         EvidenceNeverHit,
         RuleOutNeverHit,

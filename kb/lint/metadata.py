@@ -52,13 +52,22 @@ class MissingMetadata(Rule):
 
 
 class PlaceholderText(Rule):
+    """Error, not warning: a case that still reads TODO is a draft, and a draft must not
+    reach a diagnosis (`kb.lint.drafts` leaves it out of `kb diagnose`)."""
+
     code = "lint/placeholder-text"
-    severity = Severity.WARNING
-    description = "Prose (cause, symptom, step, query description) still reads TODO."
+    severity = Severity.ERROR
+    description = (
+        "Prose (title, summary, cause, symptom, step, query description) still reads TODO."
+    )
     help = "replace the TODO that `kb new` left with the real text"
 
     def check(self, case: m.Case, cases: list[m.Case]) -> Iterator[Diagnostic]:
-        texts: list[tuple[str, m.Text | None, m.Node]] = [("cause", case.cause, case)]
+        texts: list[tuple[str, m.Text | None, m.Node]] = [
+            ("title", case.title, case),
+            ("summary", case.summary, case),
+            ("cause", case.cause, case),
+        ]
         texts += [("symptom", s.text, s) for s in case.symptoms]
         texts += [(f"evidence `{q.name}` describe", q.description, q) for q in case.queries]
         for remedy in case.remedies:
@@ -74,7 +83,8 @@ class PlaceholderText(Rule):
                 is_placeholder(text.en) or (text.zh is not None and is_placeholder(text.zh))
             ):
                 yield self.report(
-                    node.span, f"{what} is still a placeholder: {text.en.strip()[:60]!r}"
+                    text.span if text.span.line else node.span,
+                    f"{what} is still a placeholder: {text.en.strip()[:60]!r}",
                 )
         for q in case.queries:
             if isinstance(q, m.LogQuery) and is_placeholder(q.pattern.pattern):
