@@ -1,4 +1,5 @@
-"""`kb evidence PATH`: show what the evidence reader understood from a folder, archive or file."""
+"""`kb evidence PATH` (or `--evidence PATH`): show what the evidence reader understood from a
+folder, archive, file or stdin."""
 
 from __future__ import annotations
 
@@ -6,10 +7,17 @@ import argparse
 import sys
 from typing import Any
 
+from kb.cli.options import add_evidence_argument, evidence_path, exit_status
 from kb.evidence.facts import dump_json
 from kb.evidence.reader import read_evidence
 from kb.evidence.summary import render_summary
 from kb.report.terminal import safe_for_terminal
+
+EXIT_READ, EXIT_USAGE = 0, 2
+EXIT_STATUS = exit_status(
+    (EXIT_READ, "read (files that could not be read are listed with the reason, not fatal)"),
+    (EXIT_USAGE, "usage error or an evidence path that does not exist"),
+)
 
 
 def register(subparsers: Any) -> None:
@@ -18,21 +26,29 @@ def register(subparsers: Any) -> None:
         help="show files, ranks and facts read from an evidence folder",
         description="Read an evidence folder, archive (.tar/.tar.gz/.zip), file or - (stdin) "
         "and print what was understood, including every skipped file and why.",
+        epilog=EXIT_STATUS,
     )
-    p.add_argument("path", help="folder, archive, single file, or - for stdin")
-    p.add_argument("--format", choices=("text", "json"), default="text")
+    add_evidence_argument(p, "folder, .tar/.tar.gz/.tgz/.zip archive, single file")
+    p.add_argument(
+        "--format",
+        "-f",
+        choices=("text", "json"),
+        default="text",
+        help="text for a person (default), or json: every file with its kind, rank and "
+        "rank_from, and the facts read",
+    )
     p.add_argument("--workers", type=int, default=None, help="processes (default: auto)")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     try:
-        bundle = read_evidence(args.path, workers=args.workers)
+        bundle = read_evidence(evidence_path(args), workers=args.workers)
     except FileNotFoundError as exc:
         print(f"kb evidence: {exc}", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
     if args.format == "json":
         sys.stdout.write(dump_json(bundle, indent=2) + "\n")
     else:
         sys.stdout.write(safe_for_terminal(render_summary(bundle)))
-    return 0
+    return EXIT_READ
