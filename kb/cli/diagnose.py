@@ -1,4 +1,4 @@
-"""`kb diagnose --evidence PATH`: which known incident is this, why, and what to do.
+"""`kb diagnose PATH` (or `--evidence PATH`): which known incident is this, why, and what to do.
 
 Exit codes: 0 at least one known case matches; 1 no case matches; 2 usage error or
 unreadable evidence path.
@@ -11,8 +11,14 @@ import os
 import sys
 
 from kb.cli.common import add_cases_option, load_kb
+from kb.cli.options import add_evidence_argument, evidence_path, exit_status
 
 EXIT_MATCH, EXIT_NO_MATCH, EXIT_USAGE = 0, 1, 2
+EXIT_STATUS = exit_status(
+    (EXIT_MATCH, "a known case matched"),
+    (EXIT_NO_MATCH, "no case matched (the report says what to collect next)"),
+    (EXIT_USAGE, "usage error, an evidence path that does not exist, or an unknown --case"),
+)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -20,17 +26,18 @@ def register(sub: argparse._SubParsersAction) -> None:
         "diagnose",
         help="rank the known cases that match an evidence folder",
         description="Read an evidence folder, archive, file or - (stdin) and rank the known "
-        "cases that match. Exit 0: a case matched; 1: none matched; 2: usage error.",
+        "cases that match.",
+        epilog=EXIT_STATUS,
     )
-    p.add_argument(
-        "--evidence",
-        "-e",
-        required=True,
-        metavar="PATH",
-        help="folder, .tar/.tar.gz/.tgz/.zip archive, single file, or - for stdin",
-    )
+    add_evidence_argument(p, "folder, .tar/.tar.gz/.tgz/.zip archive, single file")
     add_cases_option(p)
-    p.add_argument("--format", "-f", choices=("text", "json", "markdown"), default="text")
+    p.add_argument(
+        "--format",
+        "-f",
+        choices=("text", "json", "markdown"),
+        default="text",
+        help="text for a terminal (default), json (schema kb.diagnosis/v1) or markdown to paste",
+    )
     p.add_argument("--case", metavar="ID", help="check this one case only")
     p.add_argument("--workers", type=int, default=None, help="processes for large folders")
     p.add_argument(
@@ -48,6 +55,7 @@ def run(args: argparse.Namespace) -> int:
     from kb.report.markdown import render_markdown
     from kb.report.text import write_text
 
+    args.evidence = evidence_path(args)
     if args.evidence != "-" and not os.path.exists(args.evidence):
         print(f"kb diagnose: no such file or folder: {args.evidence}", file=sys.stderr)
         return EXIT_USAGE
