@@ -45,6 +45,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         action="store_true",
         help="text format: leave out the summary of what was read",
     )
+    p.add_argument(
+        "--verbose",
+        "-v",
+        action="store_true",
+        help="text format: every clause, every evidence line and every file read",
+    )
     p.set_defaults(func=run)
 
 
@@ -67,10 +73,11 @@ def run(args: argparse.Namespace) -> int:
     bundle = read_bundle(kb, args.evidence, workers=args.workers)
     diagnosis = diagnose_bundle(kb, bundle, only=args.case)
     if args.format == "json":
-        sys.stdout.write(render_json(diagnosis, kb))
+        sys.stdout.write(render_json(diagnosis, kb, facts=bundle.facts))
     elif args.format == "markdown":
-        sys.stdout.write(render_markdown(diagnosis, kb))
+        sys.stdout.write(render_markdown(diagnosis, kb, facts=bundle.facts))
     else:
         summary = "" if args.no_summary else render_summary(bundle)
-        write_text(diagnosis, kb, summary=summary)
+        verbose = getattr(args, "verbose", False)
+        write_text(diagnosis, kb, summary=summary, facts=bundle.facts, verbose=verbose)
     return EXIT_MATCH if diagnosis.matches else EXIT_NO_MATCH

@@ -74,7 +74,7 @@ def _verdict(v: Verdict, kb: KnowledgeBase) -> dict[str, Any]:
     }
 
 
-def render_json(diagnosis: Diagnosis, kb: KnowledgeBase) -> str:
+def render_json(diagnosis: Diagnosis, kb: KnowledgeBase, facts: Any = None) -> str:
     data: dict[str, Any] = {
         "schema": diagnosis.schema_id,
         "evidence_root": diagnosis.evidence_root,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from dsl.compiler import KnowledgeBase
 from kb.evidence.facts import EvidenceLine
@@ -80,7 +81,7 @@ def _candidates(diagnosis: Diagnosis) -> list[str]:
     return out
 
 
-def render_markdown(diagnosis: Diagnosis, kb: KnowledgeBase) -> str:
+def render_markdown(diagnosis: Diagnosis, kb: KnowledgeBase, facts: Any = None) -> str:
     out = ["## kb diagnose", "", f"Evidence: {_code(diagnosis.evidence_root)}", ""]
     if not diagnosis.matches:
         out += [

@@ -1,27 +1,28 @@
-"""A diagnosis for a terminal: colour on a TTY, plain when piped or NO_COLOR is set."""
+"""A diagnosis for a terminal: colour on a TTY, plain when piped or NO_COLOR is set.
+
+The first screen (24 lines) is the answer: what, how sure, why in one line, the first fix and
+the one command to run next. The detail follows below it (each candidate's evidence once, the
+condition in words, what to collect, every fix); `verbose` adds every clause, every line and
+the full account of what was read.
+"""
 
 from __future__ import annotations
 
 import os
+import shutil
 import sys
-from typing import TextIO
+from typing import Any, TextIO
 
 from dsl.compiler import KnowledgeBase
 from kb.evidence.facts import EvidenceLine
 from kb.match.diagnose import Diagnosis
-from kb.match.results import Missing, Verdict
+from kb.match.results import Verdict
+from kb.report.model import CLAUSE_WORDS, STATE_WORDS, Ask, Candidate, Fix, Report, build
 from kb.report.terminal import safe_for_terminal
 
-PER_QUERY = 2
-
-
-def group_evidence(v: Verdict) -> list[tuple[str, list[EvidenceLine]]]:
-    """Evidence lines per query, the rarest (most specific) first: one source line that
-    proves the cause matters more than sixty repeated timeout lines."""
-    groups: dict[str, list[EvidenceLine]] = {}
-    for name, ln in v.evidence:
-        groups.setdefault(name, []).append(ln)
-    return sorted(groups.items(), key=lambda item: len(item[1]))
+FIRST_SCREEN = 24
+SHOWN_LINES = 4  # evidence lines per candidate below the first screen (all with verbose)
+FIX_LINES = 5  # command lines of the first fix on the first screen
 
 
 class Style:
@@ -58,67 +59,9 @@ def use_colour(stream: TextIO) -> bool:
     return hasattr(stream, "isatty") and stream.isatty()
 
 
-def _line(ln: EvidenceLine, style: Style, indent: str = "      ") -> list[str]:
-    rank = f"rank {ln.rank}" if ln.rank is not None else "no rank"
-    text = ln.text if len(ln.text) <= 220 else ln.text[:217] + "..."
-    return [f"{indent}{style.cyan(ln.where)} {style.dim('(' + rank + ')')}", f"{indent}  {text}"]
-
-
-def _missing(items: list[Missing], style: Style, indent: str = "    ") -> list[str]:
-    out = []
-    seen: set[str] = set()
-    printed: set[str] = set()
-    for miss in items:
-        out.append(f"{indent}- {miss.description}")
-        if miss.cases:
-            out.append(f"{indent}  {style.dim('tells apart: ' + ', '.join(miss.cases))}")
-        if miss.note and miss.note not in seen:
-            seen.add(miss.note)
-            out.append(f"{indent}  {style.dim(miss.note)}")
-        for cmd in miss.commands:
-            lines = cmd.splitlines() or [""]
-            if lines[0] in printed:
-                out.append(f"{indent}    {style.dim('(the same command as above)')}")
-                continue
-            printed.add(lines[0])
-            for i, cmd_line in enumerate(lines):
-                prefix = "$ " if i == 0 else "  "
-                out.append(f"{indent}    {style.bold(prefix + cmd_line)}")
-    return out
-
-
-LEVEL_WORDS = {
-    "confirmed": "confirmed",
-    "likely": "likely (not yet proven)",
-    "possible": "possible (weak signs only)",
-}
-
-
-def headline(diagnosis: Diagnosis) -> list[str]:
-    """The first line a person reads: what is most likely, and how sure."""
-    if diagnosis.matches:
-        best = diagnosis.matches[0]
-        rank = f", culprit rank {best.culprit_rank}" if best.culprit_rank is not None else ""
-        others = len(diagnosis.matches) - 1
-        more = f"; {others} other case(s) also match" if others else ""
-        return [
-            f"Most likely: {best.id} ({LEVEL_WORDS[best.level]}{rank}){more}",
-            f"  {best.title}",
-            *why_first(diagnosis.ranked),
-        ]
-    if diagnosis.possible:
-        names = ", ".join(v.id for v in diagnosis.possible[:3])
-        return [
-            "No known case is confirmed or likely.",
-            f"Possible: {names}",
-            *why_first(diagnosis.possible),
-        ]
-    return ["No known case matches this evidence."]
-
-
 def why_first(ranked: list[Verdict]) -> list[str]:
     """One line on why the first candidate ranks above the second: its level, or its score
-    and the evidence only it has, and what speaks against the second."""
+    and the evidence only it has."""
     if len(ranked) < 2:
         return []
     first, second = ranked[0], ranked[1]
@@ -129,128 +72,241 @@ def why_first(ranked: list[Verdict]) -> list[str]:
         reason = f"score {first.score:.2f} vs {second.score:.2f}" + (
             f"; only it has {', '.join(own[:4])}" if own else ""
         )
-    against = (
-        f"; against {second.id}: {second.against_reasons[0]}" if second.against_reasons else ""
-    )
-    return [f"  ranked above {second.id}: {reason}{against}"]
+    return [f"  ranked above {second.id}: {reason}"]
 
 
-def _verdict(index: int, v: Verdict, kb: KnowledgeBase, style: Style) -> list[str]:
-    colour = style.green if v.level == "confirmed" else style.yellow
-    head = f"{index}. {v.id}  {v.level}  score {v.score:.2f}  confidence {v.confidence}"
-    out = [style.bold(colour(head)), f"   {v.title}"]
-    if v.culprit_rank is not None:
-        out.append(f"   culprit rank: {style.bold(str(v.culprit_rank))}")
-    out.append("   condition:")
+def _clip(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _evidence_line(ln: EvidenceLine, style: Style, indent: str) -> list[str]:
+    rank = f"rank {ln.rank}" if ln.rank is not None and ln.rank >= 0 else "no rank"
+    text = ln.text if len(ln.text) <= 220 else ln.text[:217] + "..."
+    return [f"{indent}{style.cyan(ln.where)} {style.dim('(' + rank + ')')}", f"{indent}  {text}"]
+
+
+def _commands(
+    commands: list[str], style: Style, indent: str, limit: int = 0, prompt: bool = False
+) -> list[str]:
+    """Command blocks, `$ ` before each block's first line when it is sure to be shell."""
+    out = []
+    for code in commands:
+        for i, line in enumerate(code.splitlines()):
+            lead = ("$ " if i == 0 else "  ") if prompt else ""
+            out.append(f"{indent}{style.bold(lead + line)}")
+    if limit and len(out) > limit:
+        out = [*out[:limit], f"{indent}  … ({len(out) - limit} more line(s) below)"]
+    return out
+
+
+def _asks(items: list[Ask], style: Style, indent: str, printed: set[str]) -> list[str]:
+    out = []
+    for ask in items:
+        out.append(f"{indent}- {ask.what}")
+        if len(ask.cases) > 1:
+            out.append(f"{indent}  {style.dim('tells apart: ' + ', '.join(ask.cases))}")
+        if ask.note:
+            out.append(f"{indent}  {style.dim(ask.note)}")
+        for cmd in ask.commands:
+            if cmd in printed:
+                out.append(f"{indent}    {style.dim('(the same command as above)')}")
+                continue
+            printed.add(cmd)
+            out += _commands([cmd], style, indent + "    ", prompt=True)
+    return out
+
+
+def _first_screen(r: Report, ranked: list[Verdict], style: Style, width: int) -> list[str]:
+    out: list[str] = []
+    if r.state == "empty":
+        out += [
+            style.bold(f"This folder is empty: nothing was read in {r.root}."),
+            "  There is nothing to diagnose yet. Put the job's logs here, or capture the",
+            "  environment with `kb collect`, then run kb diagnose on the result.",
+        ]
+    elif r.state == "match":
+        c = r.candidates[0]
+        rank = f", culprit rank {c.culprit}" if c.culprit is not None else ""
+        others = len(r.candidates) - 1
+        more = f"; {others} other case(s) also match" if others else ""
+        out += [
+            style.bold(f"Most likely: {c.verdict.id} ({c.level_words}{rank}){more}"),
+            f"  {c.verdict.title}",
+            *why_first(ranked),
+            f"  why: {r.why}",
+        ]
+    elif r.state == "possible":
+        names = ", ".join(c.verdict.id for c in r.possible[:3])
+        out += [
+            style.bold("No known case is confirmed or likely."),
+            f"Possible (weak signs only): {names}",
+            *why_first(ranked),
+            f"  why: {r.why}",
+        ]
+    else:
+        out += [style.bold("No known case matches this evidence."), f"  {r.why}."]
+    out += _fix_lines(r.first_fix, r.state, style)
+    out += [style.bold("Next: ") + style.bold("$ " + r.next_command.splitlines()[0])]
+    out.append(f"  {style.dim(r.next_why)}")
+    keep = set(why_first(ranked))  # the ranking names the queries; cut, it says nothing
+    return [
+        line if line in keep else _clip(line, width + len(line) - len(_plain(line))) for line in out
+    ]
+
+
+def _plain(text: str) -> str:
+    import re
+
+    return re.sub(r"\x1b\[[0-9;]*m", "", text)
+
+
+def _fix_lines(fix: Fix | None, state: str, style: Style) -> list[str]:
+    """The first fix: its steps, each with the start of its commands, in few lines."""
+    if state == "empty":
+        return []
+    if fix is None:
+        return ["Fix: none known yet; first collect what is asked for below."]
+    label = "Fix first" if state == "match" else "Fix, if it is this case"
+    out = [style.bold(f"{label}: {fix.title}")]
+    per_step = max(1, FIX_LINES // len(fix.steps[:3]))
+    for i, step in enumerate(fix.steps[:3], 1):
+        out.append(f"  {i}. {step.title}")
+        out += _commands(step.commands, style, "       ", per_step)
+    if len(fix.steps) > 3:
+        out.append(f"  … {len(fix.steps) - 3} more step(s) below")
+    return out
+
+
+def _needs(c: Candidate, style: Style, verbose: bool) -> list[str]:
+    out = []
     order = {"require": 0, "likely": 1, "possible": 2, "support": 3, "rule_out": 4}
-    for c in sorted(v.clauses, key=lambda c: order.get(c.role, 5)):
-        mark = {"true": style.green("✔"), "false": style.red("✘"), "unknown": style.yellow("?")}
-        out.append(f"     {mark[c.truth.value]} {c.role:<8} {c.text}")
-    if v.evidence:
+    for need in sorted(c.needs, key=lambda n: order.get(n.role, 5)):
+        if not verbose and need.role in ("support", "possible"):
+            continue
+        if not verbose and need.role == "rule_out" and need.state != "true":
+            continue
+        if not verbose and need.role == "likely" and c.verdict.level == "confirmed":
+            continue
+        state = STATE_WORDS[need.state]
+        out.append(f"     {CLAUSE_WORDS.get(need.role, need.role)}: {need.words}  ({state})")
+    return out
+
+
+def _candidate(index: int, c: Candidate, style: Style, verbose: bool, printed: set[str]) -> list:
+    v = c.verdict
+    colour = style.green if v.level == "confirmed" else style.yellow
+    out = [style.bold(colour(f"{index}. {v.id}  {c.level_words}")), f"   {v.title}"]
+    if c.culprit is not None:
+        out.append(f"   culprit rank: {style.bold(str(c.culprit))}")
+    needs = _needs(c, style, verbose)
+    if needs:
+        out += ["   what it takes:", *needs]
+    if c.shown:
         out.append("   evidence:")
-        for name, lines in group_evidence(v):
-            detail = next((q.detail for q in v.queries if q.name == name), "")
-            out.append(f"    [{name}] {style.dim(detail)}")
-            for ln in lines[:PER_QUERY]:
-                out.extend(_line(ln, style))
-            if len(lines) > PER_QUERY:
-                out.append(f"      … and {len(lines) - PER_QUERY} more (--format json)")
-    if v.against_reasons:
+        shown = c.shown if verbose else c.shown[:SHOWN_LINES]
+        for item in shown:
+            out.append(f"    - {'; '.join(item.shows)}")
+            out += _evidence_line(item.line, style, "      ")
+        if len(c.shown) > len(shown):
+            out.append(
+                f"      … and {len(c.shown) - len(shown)} more line(s) (-v or --format json)"
+            )
+    if c.against:
         out.append("   speaks against:")
-        out.extend(f"    - {r}" for r in v.against_reasons)
-    compiled = kb.get(v.id)
-    if v.missing and v.level != "confirmed":
-        confirm = [m for m in v.missing if m.confirms] or v.missing
-        out.append("   to confirm it, collect:")
-        out.extend(_missing(confirm, style))
-    elif v.missing:
-        out.append("   missing evidence (collect it to be sure):")
-        out.extend(_missing(v.missing, style))
-    if compiled is not None and compiled.case.remedies:
-        out.append("   remedies:")
-        for r_i, remedy in enumerate(compiled.case.remedies, 1):
-            out.append(f"    {r_i}. {remedy.title.en}")
-            for s_i, step in enumerate(remedy.steps, 1):
-                out.append(f"       {r_i}.{s_i} {step.title.en}")
-                for cmd in step.commands[:2]:
-                    for cmd_line in cmd.code.splitlines()[:6]:
-                        out.append(f"           {style.bold(cmd_line)}")
+        out += [f"    - {reason}" for reason in c.against]
+    if c.confirm:
+        out.append("   to confirm it, collect:" if v.level != "confirmed" else "   also collect:")
+        out += _asks(c.confirm, style, "    ", printed)
+    if c.rule_out and (verbose or v.level != "confirmed"):
+        out.append("   could rule it out, collect:")
+        out += _asks(c.rule_out, style, "    ", printed)
+    if c.ask_user and verbose:
+        out.append("   only you can say (write it in notes.txt):")
+        out += [f"    - {what}" for what in c.ask_user]
+    if c.fixes:
+        out.append("   fixes:")
+        for r_i, fix in enumerate(c.fixes, 1):
+            out.append(f"    {r_i}. {fix.title}")
+            for s_i, step in enumerate(fix.steps, 1):
+                if step.other_platform and not verbose:
+                    out.append(f"       {r_i}.{s_i} {style.dim('(for the other platform, -v)')}")
+                    continue
+                tried = (
+                    style.dim(f"  (your notes say this was tried: {step.tried.where})")
+                    if step.tried
+                    else ""
+                )
+                out.append(f"       {r_i}.{s_i} {step.title}{tried}")
+                out += _commands(step.commands, style, "           ")
                 if step.verify:
-                    out.append(f"           verify: {step.verify.en.splitlines()[0]}")
+                    out.append(f"           verify: {step.verify.splitlines()[0]}")
     out.append(f"   page: {v.page}")
     return out
 
 
-def _why_possible(v: Verdict) -> str:
-    held = sorted({name for name, _ in v.evidence})
-    return ("signs: " + ", ".join(held)) if held else "its weaker signs hold"
-
-
 def render_text(
-    diagnosis: Diagnosis, kb: KnowledgeBase, *, colour: bool = False, summary: str = ""
+    diagnosis: Diagnosis,
+    kb: KnowledgeBase,
+    *,
+    colour: bool = False,
+    summary: str = "",
+    facts: Any = None,
+    verbose: bool = False,
+    width: int | None = None,
 ) -> str:
     style = Style(colour)
-    head = headline(diagnosis)
-    out: list[str] = [style.bold(head[0]), *head[1:], ""]
-    if diagnosis.matches:
-        for i, v in enumerate(diagnosis.matches, 1):
-            out += _verdict(i, v, kb, style)
-            out.append("")
-        for d in diagnosis.distinctions:
-            out.append(style.bold(f"Telling {d.first} from {d.second}:"))
-            out.append(f"   {d.explanation}")
-            out.extend(_missing(d.hints, style, "   "))
-            out.append("")
-    if diagnosis.possible:
+    r = build(diagnosis, kb, facts)
+    width = width or shutil.get_terminal_size((100, 24)).columns
+    out = _first_screen(r, diagnosis.ranked, style, width)
+    out += ["", style.dim("─" * min(width, 100)), ""]
+    printed: set[str] = set()
+    for i, c in enumerate(r.candidates, 1):
+        out += [*_candidate(i, c, style, verbose, printed), ""]
+    for line in r.distinctions:
+        out += [f"Telling apart {line}", ""]
+    if r.possible:
         out.append(style.bold("Possible, from weaker signs (not enough to say):"))
-        for v in diagnosis.possible:
-            out.append(f"  - {v.id}: {v.title}")
-            out.append(f"    {style.dim(_why_possible(v))}")
-            for ln in [ln for _, ln in v.evidence][:2]:
-                out.extend(_line(ln, style, "      "))
-        out.append("")
-    if not diagnosis.matches:
-        if diagnosis.near_misses:
+        for i, c in enumerate(r.possible, len(r.candidates) + 1):
+            out += [*_candidate(i, c, style, verbose, printed), ""]
+    if r.state in ("none", "possible"):
+        if r.near:
             out.append("Partly matching (a required sign is missing or ruled out):")
-            for v in diagnosis.near_misses:
-                failed = [
-                    c.text for c in v.clauses if c.role == "require" and c.truth.value != "true"
-                ]
-                ruled = [
-                    c.text for c in v.clauses if c.role == "rule_out" and c.truth.value == "true"
-                ]
-                why = []
-                if failed:
-                    why.append(f"missing {'; '.join(failed)}")
-                if ruled:
-                    why.append(f"ruled out by {'; '.join(ruled)}")
-                out.append(f"  - {v.id} (score {v.score:.2f}): {', '.join(why)}")
+            out += [f"  - {case_id}: {why}" for case_id, why in r.near]
             out.append("")
-        if diagnosis.suspicious:
-            out.append("Most suspicious lines per rank:")
-            for rank, lines in diagnosis.suspicious.items():
-                out.append(f"  {'rank ' + rank if rank != 'unknown' else 'rank not known'}:")
-                for ln in lines:
-                    out.extend(_line(ln, style, "    "))
+        if r.suspicious:
+            out.append("Most suspicious lines:")
+            for rank, ln in r.suspicious:
+                out += [f"  {rank}:", *_evidence_line(ln, style, "    ")]
             out.append("")
-        if diagnosis.last_progress:
+        if r.progress:
             out.append("Last progress line of each rank:")
-            for rank, ln in diagnosis.last_progress.items():
-                out.append(f"  rank {rank}:")
-                out.extend(_line(ln, style, "    "))
+            for rank, ln in r.progress:
+                out += [f"  {rank}:", *_evidence_line(ln, style, "    ")]
             out.append("")
-        if diagnosis.next_steps:
+        if r.next_steps:
             out.append("What to collect next:")
-            out.extend(_missing(diagnosis.next_steps, style, "  "))
-    if summary:
-        out += ["", style.bold("What was read"), summary.rstrip()]
+            out += _asks(r.next_steps, style, "  ", printed)
+            out.append("")
+    if verbose and summary:
+        out += [style.bold("What was read"), summary.rstrip()]
+    else:
+        out += [style.bold("What was read: ") + "; ".join(r.read)]
+        if summary:
+            out.append(style.dim("(kb diagnose -v shows every file, version and variable read)"))
     return "\n".join(out).rstrip() + "\n"
 
 
 def write_text(
-    diagnosis: Diagnosis, kb: KnowledgeBase, summary: str = "", stream: TextIO | None = None
+    diagnosis: Diagnosis,
+    kb: KnowledgeBase,
+    summary: str = "",
+    stream: TextIO | None = None,
+    *,
+    facts: Any = None,
+    verbose: bool = False,
 ) -> None:
     stream = stream or sys.stdout
-    stream.write(
-        safe_for_terminal(render_text(diagnosis, kb, colour=use_colour(stream), summary=summary))
+    text = render_text(
+        diagnosis, kb, colour=use_colour(stream), summary=summary, facts=facts, verbose=verbose
     )
+    stream.write(safe_for_terminal(text))

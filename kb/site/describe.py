@@ -8,6 +8,8 @@ the report print too. Every piece of case text is escaped here (see `kb.site.esc
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from dsl import model as m
 from dsl.kinds import KINDS
 from dsl.kinds.base import Phrase, regex_phrase
@@ -36,17 +38,18 @@ def query(q: m.Query) -> Md:
 KIND_WORDS: dict[str, str] = {name: kind.words for name, kind in KINDS.items()}
 
 
-def expr(node: m.Expr, top: bool = True) -> Md:
-    """A condition expression in words, query names shown as code."""
+def expr(node: m.Expr, top: bool = True, leaf: Callable[[str], str] = code) -> Md:
+    """A condition expression in words, query names shown as code (or as `leaf` says: the
+    report passes each query's own description)."""
     if isinstance(node, m.Ref):
-        return code(node.name)
+        return Md(leaf(node.name))
     if isinstance(node, m.Not):
-        return Md(f"not {expr(node.operand, False)}")
+        return Md(f"not {expr(node.operand, False, leaf)}")
     if isinstance(node, m.And | m.Or):
         joiner = " and " if isinstance(node, m.And) else " or "
-        inner = joiner.join(expr(o, False) for o in node.operands)
+        inner = joiner.join(expr(o, False, leaf) for o in node.operands)
         return Md(inner if top else f"({inner})")
-    parts = ", ".join(expr(o, False) for o in node.operands)
+    parts = ", ".join(expr(o, False, leaf) for o in node.operands)
     return Md(f"at least {node.count} of {parts}")
 
 

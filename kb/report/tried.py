@@ -1,0 +1,60 @@
+"""What the user's notes say was already tried, so the report does not offer it as the fix.
+
+"Tried NCCL_P2P_DISABLE=1 already, same thing" or "I already edited /etc/security/limits.conf,
+but that changed nothing": a remedy step that sets the same variable (to the same value, when
+the notes give one) or edits the same file is shown as tried, not first.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from kb.evidence.facts import EvidenceLine
+
+_TRIED = re.compile(
+    r"\b(tried|already|did ?n[o']t help|does ?n[o']t help|no effect|without effect|changed nothing|"
+    r"same thing|same error|still (fails|hangs|happens)|not help)",
+    re.I,
+)
+_ASSIGN = re.compile(r"\b([A-Z][A-Z0-9]*_[A-Z0-9_]+)=([^\s#'\"]*)")
+_PATH = re.compile(r"(?<![\w/])(/etc/[\w./-]+|ulimit -l)")
+
+
+def _sentences(notes: Iterable[EvidenceLine]) -> list[tuple[str, EvidenceLine]]:
+    out = []
+    for ln in notes:
+        out += [(s, ln) for s in re.split(r"(?<=[.!?;])\s+", ln.text) if _TRIED.search(s)]
+    return out
+
+
+def _keys(code: str) -> list[tuple[str, str | None]]:
+    keys: list[tuple[str, str | None]] = []
+    for line in code.splitlines():
+        line = line.split("#", 1)[0]
+        keys += [(name, value or None) for name, value in _ASSIGN.findall(line)]
+        keys += [(path, None) for path in _PATH.findall(line)]
+    return keys
+
+
+def tried_by(commands: Iterable[str], notes: Iterable[EvidenceLine]) -> EvidenceLine | None:
+    """The notes line saying these commands' setting was already tried, or None.
+
+    >>> ln = EvidenceLine(file="notes.txt", line=1, text="Tried NCCL_P2P_DISABLE=1 already.")
+    >>> tried_by(["export NCCL_P2P_DISABLE=1"], [ln]).where
+    'notes.txt:1'
+    >>> tried_by(["export NCCL_SOCKET_IFNAME=eth0"], [ln]) is None
+    True
+    """
+    said = _sentences(notes)
+    if not said:
+        return None
+    for code in commands:
+        for name, value in _keys(code):
+            for sentence, ln in said:
+                if name not in sentence:
+                    continue
+                given = re.search(re.escape(name) + r"\s*=\s*([^\s,;.)]+)", sentence)
+                if not value or not given or given.group(1) == value:
+                    return ln
+    return None
