@@ -3,7 +3,8 @@
 Prints top-1 and top-3 accuracy, the near-miss false-positive rate at each level, a table per
 case and the confusion table; `--format json` for CI. `--check` compares with the floors kept
 in pyproject.toml (`[tool.kb.eval]`): exit 1 when a figure falls below its floor.
-Exit 0 otherwise; 2 for a usage error.
+Exit 0 otherwise; 2 for a usage error. `-q` prints only the incidents the cases got wrong and
+one summary line; `-v` adds one line per incident to the full report.
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ import tomllib
 
 from dsl.api import DEFAULT_CASES
 from kb.cli.common import add_cases_option, load_kb
-from kb.evaluation import LEVELS, Evaluation, evaluate
+from kb.cli.options import add_verbosity_options, exit_status
+from kb.evaluation import LEVELS, Evaluation, IncidentResult, evaluate
 
 FLOOR_FILE = DEFAULT_CASES.parent / "pyproject.toml"
 # figure -> whether it must stay at or above (True) or at or below (False) its bound
@@ -29,6 +31,12 @@ BOUNDS = {
     "near_miss_likely_or_better": False,
     "near_miss_confirmed": False,
 }
+EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
+EXIT_STATUS = exit_status(
+    (EXIT_OK, "measured (with --check: every figure within its bound)"),
+    (EXIT_PROBLEMS, "an incident's metadata is broken, or (--check) a figure is past its bound"),
+    (EXIT_USAGE, "usage error: an unknown --case, or a floors file that cannot be read"),
+)
 
 
 def register(subparsers: Any) -> None:
@@ -38,8 +46,15 @@ def register(subparsers: Any) -> None:
         description="Diagnose every real-incident fixture (a fixture folder with an "
         "incident.yaml) with the whole knowledge base and report top-1/top-3 accuracy, "
         "near-miss false positives per level and a confusion table.",
+        epilog=EXIT_STATUS,
     )
-    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument(
+        "--format",
+        "-f",
+        choices=("text", "json"),
+        default="text",
+        help="text for a person (default), or json (schema kb.eval/v1) for CI",
+    )
     p.add_argument(
         "--case",
         action="append",
@@ -59,7 +74,11 @@ def register(subparsers: Any) -> None:
         metavar="TOML",
         help="the file holding [tool.kb.eval] (default: the project's pyproject.toml)",
     )
-    p.add_argument("-v", "--verbose", action="store_true", help="one line per incident")
+    add_verbosity_options(
+        p,
+        quiet="text: only the incidents a case got wrong, and one summary line",
+        verbose="text: also one line per incident",
+    )
     add_cases_option(p)
     p.set_defaults(func=run)
 
@@ -123,19 +142,35 @@ def render_text(ev: Evaluation, verbose: bool) -> str:
         out.append(f"  {expected:<42} → {cells}")
     if verbose:
         out += ["", "Incidents"]
-        for r in ev.results:
-            mark = ("✔" if r.top1 else "✘") if r.expected else ("✔" if r.silent else "✘")
-            got = ", ".join(f"{c} ({lv})" for c, lv, _ in r.ranked[:3]) or "nothing"
-            near = (
-                f"; resembles {r.near_miss_of}: {r.level_of(r.near_miss_of)}"
-                if r.near_miss_of
-                else ""
-            )
-            out.append(
-                f"  {mark} {r.incident.name}: expected {r.expected or 'none'}; named {got}{near}"
-            )
+        out += [incident_line(r) for r in ev.results]
     for problem in ev.problems:
         out.append(f"problem: {problem.path}: {problem.message}")
+    return "\n".join(out)
+
+
+def _right(r: IncidentResult) -> bool:
+    """Named first when it has a known cause; left silent when it has none."""
+    return r.top1 if r.expected else r.silent
+
+
+def incident_line(r: IncidentResult) -> str:
+    mark = "✔" if _right(r) else "✘"
+    got = ", ".join(f"{c} ({lv})" for c, lv, _ in r.ranked[:3]) or "nothing"
+    near = f"; resembles {r.near_miss_of}: {r.level_of(r.near_miss_of)}" if r.near_miss_of else ""
+    return f"  {mark} {r.incident.name}: expected {r.expected or 'none'}; named {got}{near}"
+
+
+def render_quiet(ev: Evaluation) -> str:
+    """Only what went wrong (incidents, broken metadata) and the figures on one line."""
+    f = ev.figures()
+    out = [incident_line(r) for r in ev.results if not _right(r)]
+    out += [f"problem: {p.path}: {p.message}" for p in ev.problems]
+    out.append(
+        f"{f['incidents']} real incidents: top-1 {_pct(f['top1'])}, top-1 at likely or better "
+        f"{_pct(f['top1_likely_or_better'])}, top-3 {_pct(f['top3'])}; near misses at likely "
+        f"or better {_pct(f['near_miss_likely_or_better'])}, confirmed "
+        f"{_pct(f['near_miss_confirmed'])}"
+    )
     return "\n".join(out)
 
 
@@ -167,17 +202,20 @@ def run(args: argparse.Namespace) -> int:
     unknown = [c for c in args.case if c not in known]
     if unknown:
         print(f"kb eval: unknown case id(s): {', '.join(unknown)}", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
     ev = evaluate(kb, args.case or None)
-    print(render_json(ev) if args.format == "json" else render_text(ev, args.verbose))
-    status = 1 if ev.problems else 0
+    if args.format == "json":
+        print(render_json(ev))
+    else:
+        print(render_quiet(ev) if args.quiet else render_text(ev, args.verbose))
+    status = EXIT_PROBLEMS if ev.problems else EXIT_OK
     if args.check:
         try:
             bounds = read_bounds(args.floors)
         except ValueError as exc:
             print(f"kb eval: {exc}", file=sys.stderr)
-            return 2
+            return EXIT_USAGE
         for line in breaches(ev.figures(), bounds):
             print(f"kb eval: {line}", file=sys.stderr)
-            status = 1
+            status = EXIT_PROBLEMS
     return status

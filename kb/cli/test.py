@@ -2,6 +2,7 @@
 
 The same machinery as the pytest plugin (`kb.fixtures.check_fixture`), so a fixture passes
 here exactly when it passes under `pytest`. Exit 0 all passed, 1 any failed, 2 usage error.
+`-q` prints only the failures and the summary line; `-v` every evidence line of each fixture.
 """
 
 from __future__ import annotations
@@ -11,9 +12,16 @@ import sys
 from typing import Any
 
 from kb.cli.common import add_cases_option, case_roots, load_kb
+from kb.cli.options import add_verbosity_options, exit_status
 from kb.fixtures import FixtureOutcome, check_fixture, fixtures_of
 
-MAX_LINES = 5
+MAX_LINES = 5  # evidence lines shown per fixture (all of them with --verbose)
+EXIT_PASSED, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+EXIT_STATUS = exit_status(
+    (EXIT_PASSED, "every fixture passed (known gaps allowed)"),
+    (EXIT_FAILED, "a fixture failed"),
+    (EXIT_USAGE, "usage error (an unknown case id)"),
+)
 
 
 def register(subparsers: Any) -> None:
@@ -21,10 +29,15 @@ def register(subparsers: Any) -> None:
         "test",
         help="run the fixture tests of cases",
         description="Diagnose every fixture folder of the named cases (all cases if none) "
-        "and compare with what each must yield. Exit 0: all passed; 1: a fixture failed; "
-        "2: usage error (unknown case id).",
+        "and compare with what each must yield.",
+        epilog=EXIT_STATUS,
     )
     p.add_argument("case_ids", nargs="*", metavar="CASE-ID", help="cases to test (default: all)")
+    add_verbosity_options(
+        p,
+        quiet="print only the failed fixtures and the summary line",
+        verbose=f"print every evidence line of each fixture, not the first {MAX_LINES}",
+    )
     add_cases_option(p)
     p.set_defaults(func=run)
 
@@ -35,8 +48,9 @@ def _status(outcome: FixtureOutcome) -> str:
     return "PASS" if outcome.passed else "FAIL"
 
 
-def describe(outcome: FixtureOutcome) -> list[str]:
-    """The readable block for one fixture: status, expectation, matches, lines, problems."""
+def describe(outcome: FixtureOutcome, max_lines: int | None = MAX_LINES) -> list[str]:
+    """The readable block for one fixture: status, expectation, matches, lines (the first
+    `max_lines`, all with None), problems."""
     spec = outcome.spec
     exp = spec.expectation
     out = [f"  {_status(outcome):<9} {spec.path}"]
@@ -57,10 +71,11 @@ def describe(outcome: FixtureOutcome) -> list[str]:
     if verdict is not None:
         if verdict.culprit_rank is not None:
             out.append(f"            culprit:  rank {verdict.culprit_rank}")
-        for query, line in verdict.evidence[:MAX_LINES]:
+        shown = verdict.evidence[:max_lines] if max_lines is not None else verdict.evidence
+        for query, line in shown:
             out.append(f"            evidence: {line.where} ({query})")
-        if len(verdict.evidence) > MAX_LINES:
-            out.append(f"            evidence: … {len(verdict.evidence) - MAX_LINES} more")
+        if len(verdict.evidence) > len(shown):
+            out.append(f"            evidence: … {len(verdict.evidence) - len(shown)} more")
     for problem in outcome.problems:
         out.append(f"            problem:  {problem}")
     return out
@@ -82,13 +97,17 @@ def run(args: argparse.Namespace) -> int:
             "out: run `kb check`)",
             file=sys.stderr,
         )
-        return 2
+        return EXIT_USAGE
     roots = tuple(str(p) for p in case_roots(args))
+    max_lines = None if args.verbose else MAX_LINES
     passed = failed = gaps = 0
     for case_id in args.case_ids or sorted(known):
         specs = fixtures_of(known[case_id])
-        print(case_id)
-        if not specs:
+        header: str | None = case_id  # printed once, before the first block shown
+        if not args.quiet:
+            print(header)
+            header = None
+        if not specs and not args.quiet:
             print("  (no fixtures: add fixtures/positive/<name>/ and fixtures/negative/<name>/)")
         for spec in specs:
             try:
@@ -97,13 +116,19 @@ def run(args: argparse.Namespace) -> int:
                 outcome = FixtureOutcome(
                     spec, problems=[f"cannot diagnose: {type(exc).__name__}: {exc}"]
                 )
-            print("\n".join(describe(outcome)))
+            is_failure = not outcome.known_gap and not outcome.passed
+            if is_failure or not args.quiet:
+                if header is not None:
+                    print(header)
+                    header = None
+                print("\n".join(describe(outcome, max_lines)))
             if outcome.known_gap:
                 gaps += 1
             elif outcome.passed:
                 passed += 1
             else:
                 failed += 1
-        print()
+        if header is None:
+            print()
     print(summary(passed, failed, gaps))
-    return 1 if failed else 0
+    return EXIT_FAILED if failed else EXIT_PASSED
