@@ -6,6 +6,13 @@ Top level: `schema`, `evidence_root`, `evidence` (the summary of what was read),
 `missing`, `against`, `remedies`, `page`), `possible` (the same shape, weaker signs only),
 `near_misses`, `distinctions`, and for no match `suspicious`,
 `last_progress` and `next_steps`.
+
+Additions within v1 (no field changed its meaning): `report` (the text report's first screen:
+`state` match/possible/none/empty, `answer`, `why`, `platform`, `first_fix`, `next`, `read`)
+and, on each match and possible candidate, `level_words`, `needs` (the condition in words),
+`collect` (`confirm` apart from `rule_out`, only what can be collected), `ask_in_notes`,
+`against_in_words`, and on each remedy step `tried` (the notes line saying it was) and
+`other_platform`.
 """
 
 from __future__ import annotations
@@ -17,6 +24,7 @@ from dsl.compiler import KnowledgeBase
 from kb.evidence.facts import EvidenceLine
 from kb.match.diagnose import Diagnosis
 from kb.match.results import Verdict
+from kb.report.model import Ask, Candidate, Fix, Report, build
 
 
 def _line(query: str, ln: EvidenceLine) -> dict[str, Any]:
@@ -74,13 +82,75 @@ def _verdict(v: Verdict, kb: KnowledgeBase) -> dict[str, Any]:
     }
 
 
+def _ask(a: Ask) -> dict[str, Any]:
+    return {"what": a.what, "commands": a.commands, "note": a.note, "cases": a.cases}
+
+
+def _fix(f: Fix) -> dict[str, Any]:
+    return {
+        "title": f.title,
+        "steps": [
+            {
+                "title": s.title,
+                "commands": s.commands,
+                "verify": s.verify,
+                "verify_commands": s.verify_commands,
+                "tried": None if s.tried is None else s.tried.where,
+                "other_platform": s.other_platform,
+            }
+            for s in f.steps
+        ],
+    }
+
+
+def _additions(c: Candidate) -> dict[str, Any]:
+    return {
+        "level_words": c.level_words,
+        "needs": [{"role": n.role, "words": n.words, "truth": n.state} for n in c.needs],
+        "collect": {
+            "confirm": [_ask(a) for a in c.confirm],
+            "rule_out": [_ask(a) for a in c.rule_out],
+        },
+        "ask_in_notes": c.ask_user,
+        "against_in_words": c.against,
+    }
+
+
+def _with_steps_marked(data: dict[str, Any], c: Candidate) -> dict[str, Any]:
+    for remedy, fix in zip(data["remedies"], c.fixes, strict=False):
+        for step, mine in zip(remedy["steps"], fix.steps, strict=False):
+            step["tried"] = None if mine.tried is None else mine.tried.where
+            step["other_platform"] = mine.other_platform
+    return data | _additions(c)
+
+
+def _report(r: Report) -> dict[str, Any]:
+    return {
+        "state": r.state,
+        "answer": r.answer,
+        "why": r.why,
+        "platform": r.platform,
+        "first_fix": None if r.first_fix is None else _fix(r.first_fix),
+        "next": {"command": r.next_command, "why": r.next_why},
+        "read": r.read,
+    }
+
+
 def render_json(diagnosis: Diagnosis, kb: KnowledgeBase, facts: Any = None) -> str:
+    r = build(diagnosis, kb, facts)
     data: dict[str, Any] = {
         "schema": diagnosis.schema_id,
         "evidence_root": diagnosis.evidence_root,
         "evidence": diagnosis.evidence,
-        "matches": [_verdict(v, kb) for v in diagnosis.matches],
-        "possible": [_verdict(v, kb) for v in diagnosis.possible],
+        "report": _report(r),
+        "matches": [
+            _with_steps_marked(_verdict(v, kb), c)
+            for v, c in zip(diagnosis.matches, r.candidates, strict=True)
+        ],
+        "possible": [
+            _with_steps_marked(_verdict(v, kb), c)
+            for v, c in zip(diagnosis.possible, r.possible, strict=True)
+        ],
         "near_misses": [
             {
                 "id": v.id,

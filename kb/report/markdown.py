@@ -1,4 +1,10 @@
-"""A diagnosis as GitHub-flavoured markdown, for pasting into an issue."""
+"""A diagnosis as GitHub-flavoured markdown, for pasting into an issue.
+
+The same report as the text one (kb/report/model.py): the answer, why, the first fix, the next
+command, then every candidate with its condition in words, its evidence, what would confirm
+it apart from what could rule it out, and its fixes with their verify steps. A command block
+inside a list item is indented line by line, so CommonMark and GitHub keep it in the item.
+"""
 
 from __future__ import annotations
 
@@ -6,17 +12,18 @@ import re
 from typing import Any
 
 from dsl.compiler import KnowledgeBase
-from kb.evidence.facts import EvidenceLine
 from kb.match.diagnose import Diagnosis
-from kb.match.results import Missing
+from kb.report.model import CLAUSE_WORDS, STATE_WORDS, Ask, Candidate, Fix, Report, build
 from kb.report.text import why_first
 
 
-def _fence(text: str, lang: str = "") -> list[str]:
+def _fence(text: str, lang: str = "", indent: str = "") -> list[str]:
+    """A fenced block, every line of it indented to sit inside a list item."""
     ticks = "```"
     while ticks in text:
         ticks += "`"
-    return [f"{ticks}{lang}", text, ticks]
+    body = [f"{indent}{line}" if line else "" for line in text.splitlines()]
+    return ["", f"{indent}{ticks}{lang}", *body, f"{indent}{ticks}", ""]
 
 
 _MARKUP = re.compile(r"([\\`*_{}\[\]()#+!|~>-])")
@@ -42,94 +49,142 @@ def _code(text: str) -> str:
     return f"{ticks} {text} {ticks}" if longest else f"`{text}`"
 
 
-def _lines_table(rows: list[tuple[str, EvidenceLine]]) -> list[str]:
-    out = ["| query | where | rank | line |", "|---|---|---|---|"]
-    for name, ln in rows:
-        rank = "" if ln.rank is None else str(ln.rank)
-        out.append(f"| {_text(name)} | {_code(ln.where)} | {rank} | {_code(ln.text[:200])} |")
-    return out
-
-
-def _missing(items: list[Missing]) -> list[str]:
+def _asks(items: list[Ask]) -> list[str]:
     out = []
-    for miss in items:
-        out.append(f"- **{_text(miss.query)}**: {_text(miss.description)}")
-        if miss.commands:
-            out += ["", *["  " + x for x in _fence("\n".join(miss.commands), "bash")], ""]
+    for ask in items:
+        apart = (
+            f" (tells apart {', '.join(_code(c) for c in ask.cases)})" if len(ask.cases) > 1 else ""
+        )
+        out.append(f"- {_text(ask.what)}{apart}")
+        if ask.note:
+            out += ["", f"  {_text(ask.note)}"]
+        for cmd in ask.commands:
+            out += _fence(cmd, "bash", "  ")
+    return [*out, ""]
+
+
+def _fixes(fixes: list[Fix]) -> list[str]:
+    out = []
+    for i, fix in enumerate(fixes, 1):
+        out.append(f"{i}. **{_text(fix.title)}**")
+        for step in fix.steps:
+            notes = ""
+            if step.tried is not None:
+                notes = f" (your notes say this was tried: {_code(step.tried.where)})"
+            elif step.other_platform:
+                notes = " (for the other platform)"
+            out += ["", f"   - {_text(step.title)}{notes}"]
+            if step.why:
+                out += ["", f"     {_text(step.why)}"]
+            for cmd in step.commands:
+                out += _fence(cmd, "bash", "     ")
+            if step.verify:
+                out += ["", f"     Verify: {_text(step.verify)}"]
+            for cmd in step.verify_commands:
+                out += _fence(cmd, "bash", "     ")
+        out.append("")
     return out
 
 
-def _candidates(diagnosis: Diagnosis) -> list[str]:
-    """The weaker candidates, as the text report lists them: possible, then partly matching."""
-    out: list[str] = []
-    if diagnosis.possible:
-        out += ["### Possible, from weaker signs", ""]
-        for v in diagnosis.possible:
-            signs = ", ".join(dict.fromkeys(name for name, _ in v.evidence)) or "weaker signs"
-            out.append(
-                f"- {_code(v.id)}: {_text(v.title)} (signs: {_text(signs)}) [Case page](<{v.page}>)"
-            )
+def _candidate(index: int, c: Candidate) -> list[str]:
+    v = c.verdict
+    out = [f"### {index}. {_text(v.title)} ({_code(v.id)})", ""]
+    culprit = f", culprit rank **{c.culprit}**" if c.culprit is not None else ""
+    out += [
+        f"Level **{c.level_words}**, confidence **{v.confidence}**{culprit}. "
+        f"[Case page](<{v.page}>)",
+        "",
+    ]
+    if c.needs:
+        out += ["What it takes:", ""]
+        out += [
+            f"- {CLAUSE_WORDS.get(n.role, n.role)}: {_text(n.words)} ({STATE_WORDS[n.state]})"
+            for n in c.needs
+        ]
         out.append("")
-    if diagnosis.near_misses:
-        out += ["### Partly matching", ""]
-        for v in diagnosis.near_misses:
-            failed = [c.text for c in v.clauses if c.role == "require" and c.truth.value != "true"]
-            out.append(
-                f"- {_code(v.id)} (score {v.score:.2f}): missing {_text('; '.join(failed) or '-')}"
-            )
+    if c.shown:
+        out += ["<details><summary>Evidence</summary>", ""]
+        out += ["| query | where | rank | line |", "|---|---|---|---|"]
+        for item in c.shown[:20]:
+            ln = item.line
+            rank = "" if ln.rank is None or ln.rank < 0 else str(ln.rank)
+            shows = _text("; ".join(item.shows))
+            out.append(f"| {shows} | {_code(ln.where)} | {rank} | {_code(ln.text[:200])} |")
+        out += ["", "</details>", ""]
+    if c.against:
+        out += ["Speaks against:", "", *[f"- {_text(r)}" for r in c.against], ""]
+    if c.confirm:
+        out += ["To confirm it, collect:", "", *_asks(c.confirm)]
+    if c.rule_out:
+        out += ["Could rule it out, collect:", "", *_asks(c.rule_out)]
+    if c.ask_user:
+        out += ["Only you can say (add it to your notes):", ""]
+        out += [*[f"- {_text(w)}" for w in c.ask_user], ""]
+    if c.fixes:
+        out += ["Remedies:", "", *_fixes(c.fixes)]
+    return out
+
+
+def _head(r: Report, diagnosis: Diagnosis) -> list[str]:
+    out = []
+    if r.state == "empty":
+        out += [f"**This folder is empty: nothing was read in {_code(r.root)}.**", ""]
+    elif r.state == "match":
+        c = r.candidates[0]
+        out += [
+            f"**Most likely: {_code(c.verdict.id)}, {c.level_words}.** {_text(c.verdict.title)}",
+            "",
+        ]
+    elif r.state == "possible":
+        out += ["**No known case is confirmed or likely.**", ""]
+    else:
+        out += ["**No known case matches this evidence.**", ""]
+    if r.state != "empty":
+        out += [f"Why: {_text(r.why)}", ""]
+        out += [f"_{_text(line.strip())}_" for line in why_first(diagnosis.ranked)]
         out.append("")
+    if r.first_fix is not None:
+        label = "Fix first" if r.state == "match" else "Fix, if it is this case"
+        out += [f"**{label}: {_text(r.first_fix.title)}** (the steps are below)", ""]
+    out += [f"**Next:** {_text(r.next_why)}", *_fence(r.next_command, "bash")]
     return out
 
 
 def render_markdown(diagnosis: Diagnosis, kb: KnowledgeBase, facts: Any = None) -> str:
-    out = ["## kb diagnose", "", f"Evidence: {_code(diagnosis.evidence_root)}", ""]
-    if not diagnosis.matches:
-        out += [
-            "**No known case is confirmed or likely.**"
-            if diagnosis.possible
-            else "**No known case matches this evidence.**",
-            "",
-        ]
-        out += _candidates(diagnosis)
-        if diagnosis.suspicious:
-            out += ["### Most suspicious lines per rank", ""]
-            rows = [(f"rank {r}", ln) for r, lines in diagnosis.suspicious.items() for ln in lines]
-            out += [*_lines_table(rows), ""]
-        out += ["### What to collect next", "", *_missing(diagnosis.next_steps)]
-        return "\n".join(out).rstrip() + "\n"
-    out += [f"_{_text(line.strip())}_" for line in why_first(diagnosis.ranked)] + [""]
-    for i, v in enumerate(diagnosis.matches, 1):
-        out.append(f"### {i}. {_text(v.title)} ({_code(v.id)})")
-        out.append("")
-        culprit = f", culprit rank **{v.culprit_rank}**" if v.culprit_rank is not None else ""
-        out.append(
-            f"Level **{v.level}**, score **{v.score:.2f}**, confidence "
-            f"**{v.confidence}**{culprit}. [Case page](<{v.page}>)"
-        )
-        out.append("")
-        if v.evidence:
-            out += ["<details><summary>Evidence</summary>", ""]
-            out += _lines_table(v.evidence[:20])
-            out += ["", "</details>", ""]
-        if v.missing:
-            out += ["Missing evidence:", "", *_missing(v.missing), ""]
-        if v.against_reasons:
-            out += ["Speaks against:", "", *[f"- {_text(r)}" for r in v.against_reasons], ""]
-        compiled = kb.get(v.id)
-        if compiled is not None and compiled.case.remedies:
-            out += ["Remedies:", ""]
-            for remedy in compiled.case.remedies:
-                out.append(f"1. **{_text(remedy.title.en)}**")
-                for step in remedy.steps:
-                    out.append(f"   - {_text(step.title.en)}")
-                    for cmd in step.commands[:1]:
-                        out += ["", *["     " + x for x in _fence(cmd.code, cmd.language)], ""]
+    r = build(diagnosis, kb, facts)
+    out = ["## kb diagnose", "", f"Evidence: {_code(r.root)}", "", *_head(r, diagnosis)]
+    for i, c in enumerate(r.candidates, 1):
+        out += _candidate(i, c)
+    for line in r.distinctions:
+        out += [f"**Telling apart** {_text(line)}", ""]
+    if r.possible:
+        out += ["### Possible, from weaker signs", ""]
+        for i, c in enumerate(r.possible, len(r.candidates) + 1):
+            out += _candidate(i, c)
+    if r.near:
+        out += ["### Partly matching", ""]
+        out += [*[f"- {_code(case_id)}: {_text(why)}" for case_id, why in r.near], ""]
+    if r.state in ("none", "possible"):
+        if r.suspicious:
+            out += [
+                "### Most suspicious lines",
+                "",
+                "| query | where | rank | line |",
+                "|---|---|---|---|",
+            ]
+            for rank, ln in r.suspicious:
+                out.append(
+                    f"| suspicious | {_code(ln.where)} | {_text(rank)} | {_code(ln.text[:200])} |"
+                )
             out.append("")
-    for d in diagnosis.distinctions:
-        out += [
-            f"**{_text(d.first)} vs {_text(d.second)}:** {_text(d.explanation)}",
-            "",
-            *_missing(d.hints),
-            "",
-        ]
+        if r.progress:
+            out += ["### Last progress line of each rank", ""]
+            out += [
+                f"- {_text(rank)}: {_code(ln.where)} {_code(ln.text[:200])}"
+                for rank, ln in r.progress
+            ]
+            out.append("")
+        if r.next_steps:
+            out += ["### What to collect next", "", *_asks(r.next_steps)]
+    out += [f"What was read: {_text('; '.join(r.read))}", ""]
     return "\n".join(out).rstrip() + "\n"
