@@ -8,9 +8,11 @@ own fixture, 2 on usage errors (bad id, existing folder, missing evidence).
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import shutil
 import sys
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -46,8 +48,8 @@ def register(subparsers: Any) -> None:
         default=[],
         metavar="DIR",
         type=Path,
-        help="the case folder to create the case in (default: ./cases, else the "
-        "bundled cases); KB_CASES folders are searched for duplicate ids",
+        help="the case folder to create the case in (default: ./cases of the current "
+        "folder, made when missing); KB_CASES folders are searched for duplicate ids",
     )
     p.set_defaults(func=run)
 
@@ -56,11 +58,23 @@ def _slug(text: str) -> str:
     return re.sub(r"[^a-z0-9.]+", "-", text.lower()).strip("-.") or "evidence"
 
 
-def _target_root(args: argparse.Namespace) -> Path:
+def _target_root(args: argparse.Namespace) -> tuple[Path, str | None]:
+    """Where the case goes, and a note when that folder had to be made.
+
+    `--cases DIR`, else `./cases` of the current folder, made when missing: a contributor
+    starts a pack where they stand (as `cargo new` or `git init` do), and the bundled cases
+    inside the installed package are never written to unless they are `./cases` itself
+    (a checkout of this project)."""
     if args.cases:
-        return Path(args.cases[0])
-    local = Path.cwd() / "cases"
-    return local if local.is_dir() else DEFAULT_CASES
+        root = Path(args.cases[0])
+        return root, None if root.is_dir() else f"made {root}/"
+    local = Path("cases")
+    if local.is_dir():
+        return local, None
+    return local, (
+        f"no cases folder here, so made {Path.cwd() / 'cases'}/ "
+        "(use it with `kb diagnose --cases cases`, or KB_CASES)"
+    )
 
 
 def _existing(case_id: str, root: Path) -> Path | None:
@@ -75,6 +89,16 @@ def _fail(message: str) -> int:
     return 2
 
 
+@dataclass
+class Made:
+    """What `kb new` wrote, and what it has to say about it once everything is on disk."""
+
+    folder: Path
+    out: list[str] = field(default_factory=list)
+    err: list[str] = field(default_factory=list)
+    code: int = 0
+
+
 def run(args: argparse.Namespace) -> int:
     case_id: str = args.case_id
     if len(case_id) > MAX_ID:
@@ -84,7 +108,7 @@ def run(args: argparse.Namespace) -> int:
             f"case id `{case_id}` is not kebab-case: lower-case letters and digits "
             f"joined by `-`, e.g. `{_slug(case_id).replace('.', '-')}`"
         )
-    root = _target_root(args)
+    root, root_note = _target_root(args)
     clash = _existing(case_id, root)
     if clash is not None:
         return _fail(f"{clash} already exists; pick another id or edit that case")
@@ -93,20 +117,7 @@ def run(args: argparse.Namespace) -> int:
         return _fail(f"no such evidence file or folder: {evidence}")
     folder = root / case_id
     try:
-        for kind in ("positive", "negative"):
-            (folder / "fixtures" / kind).mkdir(parents=True)
-            (folder / "fixtures" / kind / ".gitkeep").touch()
-        if evidence is None:
-            from kb.scaffold.draft import blank_case
-
-            (folder / "case.kb").write_text(blank_case(case_id), encoding="utf-8")
-            print(f"created {folder}/case.kb and empty fixtures/positive/, fixtures/negative/")
-            print(
-                "next: add evidence folders, write the TODOs, then `kb check` and "
-                f"`kb test {case_id}` (see CONTRIBUTING.md)"
-            )
-            return 0
-        return _draft(args, case_id, folder, evidence)
+        made = _make(args, case_id, folder, evidence)
     except OSError as exc:
         shutil.rmtree(folder, ignore_errors=True)
         return _fail(f"cannot write {folder}: {exc.strerror or exc}")
@@ -117,9 +128,61 @@ def run(args: argparse.Namespace) -> int:
         return _fail(
             f"internal error drafting the case (nothing was kept): {type(exc).__name__}: {exc}"
         )
+    if made is None:
+        return 2
+    # The case is complete on disk: nothing below may remove it (a reader that closed the
+    # pipe, `kb new … | head -1`, only loses the rest of the report).
+    if root_note:
+        made.out.insert(0, root_note)
+    if evidence is not None:
+        _self_test(case_id, made)
+    return _say(made)
 
 
-def _draft(args: argparse.Namespace, case_id: str, folder: Path, evidence: Path) -> int:
+def _say(made: Made) -> int:
+    try:
+        for line in made.out:
+            print(line)
+        sys.stdout.flush()
+        for line in made.err:
+            print(line, file=sys.stderr)
+    except BrokenPipeError:
+        devnull = os.open(os.devnull, os.O_WRONLY)  # so the interpreter's last flush is quiet
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    return made.code
+
+
+def _write_case(path: Path, text: str) -> None:
+    """The case text in the layout `kb fmt` gives it, so a fresh case passes `kb fmt --check`."""
+    from dsl.formatter import format_text
+
+    path.write_text(format_text(text, str(path)), encoding="utf-8")
+
+
+def _make(
+    args: argparse.Namespace, case_id: str, folder: Path, evidence: Path | None
+) -> Made | None:
+    """Write the whole case folder; None (after saying why) when there is nothing to draft."""
+    for kind in ("positive", "negative"):
+        (folder / "fixtures" / kind).mkdir(parents=True)
+        (folder / "fixtures" / kind / ".gitkeep").touch()
+    if evidence is None:
+        from kb.scaffold.draft import blank_case
+
+        _write_case(folder / "case.kb", blank_case(case_id))
+        return Made(
+            folder,
+            out=[
+                f"created {folder}/case.kb and empty fixtures/positive/, fixtures/negative/",
+                "next: add evidence folders, write the TODOs, then `kb check` and "
+                f"`kb test {case_id}` (see CONTRIBUTING.md)",
+            ],
+        )
+    return _draft(args, case_id, folder, evidence)
+
+
+def _draft(args: argparse.Namespace, case_id: str, folder: Path, evidence: Path) -> Made | None:
     from kb.scaffold.draft import draft_from_fixture
     from kb.scaffold.evidence_copy import copy_redacted
 
@@ -131,51 +194,58 @@ def _draft(args: argparse.Namespace, case_id: str, folder: Path, evidence: Path)
         (folder / "fixtures" / "positive" / name).rename(fixture)
     if not report.written:
         shutil.rmtree(folder, ignore_errors=True)
-        return _fail(
+        _fail(
             f"no readable text files in {evidence}"
             + "".join(f"\n  skipped {s}" for s in report.skipped)
         )
+        return None
     text, queries = draft_from_fixture(
         case_id, str(fixture), report.written, source=f"fixtures/positive/{fixture.name}"
     )
-    (folder / "case.kb").write_text(text, encoding="utf-8")
+    _write_case(folder / "case.kb", text)
     r = report.redactor
-    print(f"created {folder}/case.kb")
-    print(
+    made = Made(folder)
+    made.out.append(f"created {folder}/case.kb")
+    made.out.append(
         f"copied {len(report.written)} file(s) ({report.size // 1024} KB) to "
         f"fixtures/positive/{fixture.name}/, redacted: {len(set(r.hosts.values()))} host(s), "
         f"{len(r.ipv4) + len(r.ipv6)} address(es), {r.secrets} secret(s)"
     )
-    for s in report.skipped:
-        print(f"  skipped {s}")
-    print(
+    made.out.extend(f"  skipped {s}" for s in report.skipped)
+    made.out.append(
         f"drafted {len(queries)} evidence quer{'y' if len(queries) == 1 else 'ies'}: "
         + ", ".join(q.name for q in queries)
     )
-    print("review the copied files for anything else private before committing")
-    return _self_test(case_id, folder)
+    made.out.append("review the copied files for anything else private before committing")
+    return made
 
 
-def _self_test(case_id: str, folder: Path) -> int:
-    """The draft must match its own evidence; say so now rather than in review."""
+def _self_test(case_id: str, made: Made) -> None:
+    """The draft must match its own evidence; say so now rather than in review. Reading
+    only: whatever goes wrong here is reported, and the case stays."""
     from kb.fixtures import check_fixture, default_roots, fixtures_of, knowledge_base_for
 
-    roots = default_roots(folder)
-    knowledge_base_for.cache_clear()
-    compiled = knowledge_base_for(roots).get(case_id)
-    if compiled is None:
-        print("the draft does not compile yet: run `kb check` on it", file=sys.stderr)
-        return 1
-    problems = [
-        p
-        for spec in fixtures_of(compiled.case)
-        if spec.positive
-        for p in check_fixture(spec, roots).problems
-    ]
-    for p in problems:
-        print(f"note: {p}", file=sys.stderr)
-    print(
-        "next: write the TODOs, add a near-miss negative fixture, then `kb check` and "
-        f"`kb test {case_id}`"
+    made.out.append(
+        "next: write the TODOs (until then `kb check` fails and `kb diagnose` leaves the "
+        f"draft out), add a near-miss negative fixture, then `kb test {case_id}`"
     )
-    return 1 if problems else 0
+    try:
+        roots = default_roots(made.folder)
+        knowledge_base_for.cache_clear()
+        compiled = knowledge_base_for(roots).get(case_id)
+        if compiled is None:
+            made.err.append("the draft does not compile yet: run `kb check` on it")
+            made.code = 1
+            return
+        problems = [
+            p
+            for spec in fixtures_of(compiled.case)
+            if spec.positive
+            for p in check_fixture(spec, roots).problems
+        ]
+    except Exception as exc:  # a bug of the self-test must not cost the written case
+        made.err.append(f"could not test the draft on its fixture: {type(exc).__name__}: {exc}")
+        made.code = 1
+        return
+    made.err.extend(f"note: {p}" for p in problems)
+    made.code = 1 if problems else 0

@@ -11,6 +11,7 @@ so the loader of `kb diagnose` runs them on every case, not just `kb check`.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 from dsl import model as m
 from dsl.compiler import KnowledgeBase
@@ -43,14 +44,19 @@ LEVEL_ROLES = (m.Role.REQUIRED, m.Role.LIKELY, m.Role.POSSIBLE)
 
 def generic_line(query: m.Query) -> str | None:
     """The generic line a log query holds on, or None when it asks for something specific."""
-    from kb.scan.regexes import line_regex, validate_regex
-
     if not isinstance(query, m.LogQuery) or query.max_count == 0:
         return None
-    regex = query.pattern
-    if validate_regex(regex.pattern, regex.ignore_case, scanned=False) is not None:
-        return None  # `kb check` reports the pattern itself
-    program = line_regex(regex.pattern, regex.ignore_case)
+    return generic_line_of(query.pattern.pattern, query.pattern.ignore_case)
+
+
+def generic_line_of(pattern: str, ignore_case: bool = False) -> str | None:
+    """The first of GENERIC_LINES that `pattern` finds, or None (also for a pattern RE2
+    refuses: `kb check` reports that pattern itself)."""
+    from kb.scan.regexes import line_regex, validate_regex
+
+    if validate_regex(pattern, ignore_case, scanned=False) is not None:
+        return None
+    program = line_regex(pattern, ignore_case)
     return next((line for line in GENERIC_LINES if program.search(line.encode())), None)
 
 
@@ -101,19 +107,31 @@ def draft_problems(case: m.Case) -> list[Diagnostic]:
     from kb.lint.metadata import PlaceholderText
 
     out: list[Diagnostic] = []
-    for rule in (PlaceholderText(), GenericEvidence()):
+    for rule in (GenericEvidence(), PlaceholderText()):
         out.extend(rule.check(case, [case]))
     return out
 
 
 def leave_out_drafts(kb: KnowledgeBase) -> KnowledgeBase:
-    """Move draft cases out of `kb` (in place), their reasons into its diagnostics."""
+    """Move draft cases out of `kb` (in place); one error per draft says why, in short."""
     kept = []
     for compiled in kb.cases:
         problems = draft_problems(compiled.case)
-        if problems:
-            kb.diagnostics.extend(problems)
-        else:
+        if not problems:
             kept.append(compiled)
+            continue
+        first = problems[0]
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        kb.diagnostics.append(
+            Diagnostic(
+                path=first.path,
+                line=first.line,
+                column=first.column,
+                message=f"case `{compiled.case.id}` is an unfinished draft, left out of the "
+                f"diagnosis: {first.message}{more}",
+                code="draft",
+                help=f"finish it until `kb check {Path(first.path).parent}` reports no error",
+            )
+        )
     kb.cases = kept
     return kb

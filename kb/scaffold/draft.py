@@ -2,8 +2,9 @@
 
 A draft proposes one log query per kind of error line (see `kb.scaffold.templates`), plus
 package, hardware and topology queries when those captures exist, and a `match` that
-requires the most telling line. Everything it proposes holds on the copied fixture, so the
-draft passes `kb test` at once; what is left to write is marked TODO for `kb check`.
+requires the most telling line (never one any failed job prints, such as a traceback
+header). Everything it proposes holds on the copied fixture; what is left to write is marked
+TODO, and until it is written `kb check` fails and `kb diagnose` leaves the draft out.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import Any
 
 import jinja2
 
+from kb.lint.drafts import generic_line_of
 from kb.match.diagnose import INTERESTING_PACKAGES
 from kb.scaffold.templates import Template, escape, group_lines
 
@@ -117,6 +119,9 @@ def log_queries(facts: Any, texts: dict[str, str]) -> list[DraftQuery]:
             if EXTRA_LINES.search(line):
                 add(file, number, line)
     templates = [t for t in group_lines(lines, limit=4 * MAX_LOG_QUERIES) if _usable(t)]
+    # A line every failed job prints (a traceback header) would let the draft match any
+    # failure: the lines that tell this one apart come first, and q1 is what it requires.
+    templates.sort(key=lambda t: generic_line_of(t.pattern) is not None)
     out = []
     for i, t in enumerate(templates[:MAX_LOG_QUERIES], 1):
         where = f"{t.count} line(s) in {len(t.files)} file(s)"

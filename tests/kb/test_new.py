@@ -46,11 +46,14 @@ def test_blank_scaffold_is_valid(tmp_path: Path, capsys: pytest.CaptureFixture[s
     assert (folder / "fixtures" / "positive" / ".gitkeep").is_file()
     assert (folder / "fixtures" / "negative" / ".gitkeep").is_file()
     result = load_cases([tmp_path], with_env=False)
-    assert result.ok, result.diagnostics
-    assert main(["check", str(tmp_path)]) == 0
+    assert result.ok, result.diagnostics  # it parses and validates: only the prose is missing
+    capsys.readouterr()
+    assert main(["check", str(tmp_path)]) == 1  # a scaffold is a draft until it is written
     out = capsys.readouterr().out
     assert "lint/missing-metadata" not in out  # codes are not printed; messages are
     assert "is missing title, summary, severity, components, references, provenance" in out
+    assert "error: title is still a placeholder" in out
+    assert "error: evidence `first_error` pattern is still a placeholder" in out
 
 
 @pytest.mark.parametrize("bad", ["My_Case", "case-", "Case", "a--b"])
@@ -167,6 +170,12 @@ def test_from_evidence_drafts_a_case_that_checks_and_tests(
     assert 'requires "torch==2.3.1"' in text
     assert "require q1" in text
     capsys.readouterr()
+    assert main(["check", str(cases)]) == 1  # the TODOs are errors until written
+    out = capsys.readouterr().out
+    assert "error: title is still a placeholder" in out
+    assert "generic lines" not in out  # what it requires tells this failure apart
+    written = re.sub(r"TODO:?", "Written:", text).replace("[Written]", "[nccl]")
+    (folder / "case.kb").write_text(written, encoding="utf-8")
     assert main(["check", str(cases)]) == 0
     assert " 0 error(s)" in capsys.readouterr().out
     assert main(["test", "--cases", str(cases), "ib-remote-error-draft"]) == 0
@@ -221,3 +230,84 @@ def test_a_bomb_in_the_evidence_is_skipped_and_leaves_no_half_case(
         main(["new", "bomb-only", "--cases", str(tmp_path), "--from-evidence", str(only_bomb)]) == 2
     )
     assert not (tmp_path / "bomb-only").exists()  # nothing half-made blocks the id
+
+
+def test_a_fresh_case_and_a_fresh_draft_pass_fmt_check(
+    tmp_path: Path, evidence: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["new", "fmt-blank", "--cases", str(tmp_path)]) == 0
+    assert (
+        main(["new", "fmt-draft", "--cases", str(tmp_path), "--from-evidence", str(evidence)]) == 0
+    )
+    capsys.readouterr()
+    assert main(["fmt", "--check", str(tmp_path)]) == 0, capsys.readouterr()
+
+
+def test_without_a_cases_folder_it_makes_one_here_not_in_the_package(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from dsl.api import DEFAULT_CASES
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("KB_CASES", raising=False)
+    assert main(["new", "made-here"]) == 0
+    assert (tmp_path / "cases" / "made-here" / "case.kb").is_file()
+    assert not (DEFAULT_CASES / "made-here").exists()
+    assert f"made {tmp_path / 'cases'}/" in capsys.readouterr().out
+
+
+def test_a_closed_pipe_does_not_delete_the_case(tmp_path: Path, evidence: Path) -> None:
+    """`kb new … | head -1`: the reader is gone before the report is written."""
+    import os
+    import subprocess
+    import sys
+
+    for case_id, extra in (("pipe-blank", []), ("pipe-draft", ["--from-evidence", str(evidence)])):
+        read_end, write_end = os.pipe()
+        os.close(read_end)  # every write to stdout fails with EPIPE, deterministically
+        try:
+            done = subprocess.run(
+                [
+                    sys.executable,
+                    "-m",
+                    "kb.cli.main",
+                    "new",
+                    case_id,
+                    "--cases",
+                    str(tmp_path),
+                    *extra,
+                ],
+                stdout=write_end,
+                stderr=subprocess.PIPE,
+                text=True,
+                check=False,
+            )
+        finally:
+            os.close(write_end)
+        assert (tmp_path / case_id / "case.kb").is_file(), done.stderr
+        assert "Traceback" not in done.stderr and "nothing was kept" not in done.stderr
+        assert "BrokenPipe" not in done.stderr
+
+
+def test_a_traceback_header_is_never_what_a_draft_requires() -> None:
+    from types import SimpleNamespace
+
+    from kb.scaffold.draft import log_queries
+
+    lines = [
+        "Traceback (most recent call last):",
+        "torch.distributed.elastic.multiprocessing.errors.ChildFailedError:",
+    ] * 3 + ["KeyError: 'vision_tower' in the model config"]
+    facts = SimpleNamespace(
+        suspicious=[
+            SimpleNamespace(file=f"r{i % 2}.log", line=i, text=t) for i, t in enumerate(lines)
+        ],
+        watchdog_timeouts=[],
+        mismatches=[],
+        process_failures=[],
+    )
+    queries = log_queries(facts, {})
+    assert len(queries) == 3  # the generic lines are still offered, as support
+    assert [(q.name, q.role, q.body[1]) for q in queries if q.role == "require"] == [
+        ("q1", "require", "pattern /KeyError: 'vision_tower' in the model config/")
+    ]
