@@ -186,7 +186,12 @@ class ProcessFailure:
     signal: str | None = None  # "SIGABRT" when the traceback line says "Signal 6 (SIGABRT)"
     host: str | None = None
     pid: int | None = None
-    root_cause: bool = False
+    root_cause: bool = False  # in the report's "Root Cause" section, not "Failures:"
+    time: str | None = None  # the report's `time`, as printed: "2025-07-09_17:06:01"
+    error_file: str | None = None  # the worker's error.json; None where the report says <N/A>
+    # one line: "Signal 6 (SIGABRT) received by PID 4712", or the exception that ends the
+    # worker's traceback ("RuntimeError: …") when it wrote an error file
+    traceback: str | None = None
     evidence: EvidenceLine
 
 

@@ -8,6 +8,10 @@ small pasted files are considered, and only two sure signs count as a wrap:
   width), and the next line does not start like a log line of its own;
 - the line ends inside a number or after `=` and the next line goes on with digits.
 
+A line a program drew to a width of its own (a border, rule, banner or table row, see
+`drawing.py`: torchrun's failure report is framed by 60-wide rules) is never cut, never the
+rest of a cut line, and does not count as the terminal's width.
+
 The joined text takes the first line's number and the second line is left empty, so every
 other line keeps its number and `file:line` references stay true.
 
@@ -21,6 +25,10 @@ b'x [Rank 1] WorkNCCL(SeqNum=5, NumelOut=5164000, Timeout(ms)=600000)\\n\\nnext\
 [b'h:1:2 [1] NCCL INFO Bootstrap : Using [0]eno4:10.3.68.117<0> [1]vethe94aab9:fe80::a86b<0>', b'', b'']
 >>> unwrap(b"host:1:2 [0] NCCL INFO one\\nhost:1:2 [0] NCCL INFO two\\n")
 b'host:1:2 [0] NCCL INFO one\\nhost:1:2 [0] NCCL INFO two\\n'
+>>> rule = b"-" * 60
+>>> unwrap(rule + b"\\nFailures:\\n" + rule + b"\\nRoot Cause (first observed failure):\\n") == (
+...     rule + b"\\nFailures:\\n" + rule + b"\\nRoot Cause (first observed failure):\\n")
+True
 >>> bar = b"Map (num_proc=8):  12%|" + b"#" * 50
 >>> unwrap(bar + b"\\n" + bar + b"\\n") == bar + b"\\n" + bar + b"\\n"
 True
@@ -31,6 +39,8 @@ from __future__ import annotations
 import re
 from collections import Counter
 
+from kb.evidence.drawing import BOX, is_drawn
+
 MAX_BYTES = 1 << 20  # larger files were not pasted by hand
 MIN_WIDTH = 60  # narrower "widths" are ordinary short lines
 # the start of a line of its own: a launcher/rank/NCCL prefix, a timestamp, a traceback line,
@@ -38,7 +48,7 @@ MIN_WIDTH = 60  # narrower "widths" are ordinary short lines
 _STARTS = re.compile(
     rb"^(\s|\[|#|\||\+|-|=|>|\$|\d{4}-\d\d-\d\d|\d\d:\d\d:\d\d|[A-Z]\d{4} |[\w.-]+:\d+:\d+ \[\d+\]"
     rb"|Traceback|File \"|During handling|The above exception|[A-Za-z_.]*(Error|Exception|Warning)\b"
-    rb"|(NCCL|INFO|WARN|WARNING|ERROR|DEBUG|torch|RuntimeError|ncclRemoteError)\b)"
+    rb"|(NCCL|INFO|WARN|WARNING|ERROR|DEBUG|torch|RuntimeError|ncclRemoteError)\b|" + BOX + rb")"
 )
 _ENDS_IN_NUMBER = re.compile(rb"(\d|=)$")
 _GOES_ON_WITH_DIGITS = re.compile(rb"^\d+[,)\]]|^\d+$|^\d+ ")
@@ -49,7 +59,9 @@ def unwrap(data: bytes) -> bytes:
     if len(data) > MAX_BYTES or b"\n" not in data:
         return data
     lines = data.split(b"\n")
-    widths = Counter(len(x.rstrip(b"\r")) for x in lines if len(x.rstrip(b"\r")) >= MIN_WIDTH)
+    widths = Counter(
+        len(x.rstrip(b"\r")) for x in lines if len(x.rstrip(b"\r")) >= MIN_WIDTH and not is_drawn(x)
+    )
     width, seen = widths.most_common(1)[0] if widths else (0, 0)
     terminal = width if seen >= 2 else 0
     out = list(lines)
@@ -66,7 +78,7 @@ def unwrap(data: bytes) -> bytes:
             and _ENDS_IN_NUMBER.search(line)
             and _GOES_ON_WITH_DIGITS.match(nxt)
         )
-        if not cut:
+        if not cut or is_drawn(line) or is_drawn(nxt):
             i += 1
             continue
         out[i] = line + nxt.rstrip(b"\r")
@@ -79,6 +91,7 @@ def unwrap(data: bytes) -> bytes:
             and j < len(out)
             and out[j].strip()
             and not _STARTS.match(out[j])
+            and not is_drawn(out[j])
             and len(out[j - 1]) == 0
         ):
             out[i] += out[j].rstrip(b"\r")

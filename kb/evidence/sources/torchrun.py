@@ -1,4 +1,13 @@
-"""torchrun / torch.distributed.elastic: the agent's failure lines and the ChildFailedError table.
+"""torchrun / torch.distributed.elastic: the agent's failure lines and the ChildFailedError report.
+
+The report (`torch/distributed/elastic/multiprocessing/errors/__init__.py`, `format_msg`) is a
+`=` border, `<name> FAILED`, a `-` rule, `Failures:` (the other failures, or
+`<NO_OTHER_FAILURES>`), a rule, `Root Cause (first observed failure):` and a border; each
+failure is a block of `time`, `host`, `rank (local_rank)`, `exitcode (pid)`, `error_file` and
+`traceback` fields. Each block becomes a `ProcessFailure`; with an error file, `traceback` is
+the worker's whole traceback indented by two spaces, and the exception line that ends it is
+kept. The agent's own line names only a local rank; the report's block with the same pid
+gives it its global rank.
 
 >>> from kb.evidence.sources.torchrun import parse_agent_failed
 >>> parse_agent_failed("failed (exitcode: -6) local_rank: 1 (pid: 4712) of binary: /usr/bin/python3")
@@ -20,6 +29,8 @@ _FIELD = re.compile(r"^\s*(time|host|rank|exitcode|error_file|traceback)\s*: (.*
 _RANK = re.compile(r"(-?\d+) \(local_rank: (-?\d+)\)")
 _EXIT = re.compile(r"(-?\d+) \(pid: (\d+)\)")
 _SIGNAL = re.compile(r"Signal \d+ \((SIG[A-Z0-9]+)\)")
+_EXCEPTION = r"^  [A-Za-z_][A-Za-z0-9_.]*(Error|Exception|Interrupt|Exit)\b"  # `  RuntimeError: …`
+_NOT_AVAILABLE = "<N/A>"
 _HEAD = re.compile(
     r"^\[[A-Za-z_]+\d+\]:|torch\.distributed\.(elastic|run)|ChildFailedError|torchrun"
 )
@@ -42,6 +53,7 @@ class TorchrunSource(LineSource):
         ),
         "field": (r"^[ \t]*(time|host|rank|exitcode|error_file|traceback)[ \t]*: ", False),
         "closing": (r"Sending process \d+ closing signal SIG[A-Z]+", False),
+        "exception": (_EXCEPTION, False),
     }
 
     def __init__(self, ctx: FileContext) -> None:
@@ -49,6 +61,7 @@ class TorchrunSource(LineSource):
         self._in_table = False
         self._root = False
         self._current: ProcessFailure | None = None
+        self._open_traceback: ProcessFailure | None = None  # a worker's traceback goes on
 
     @classmethod
     def sniff(cls, head: str, name: str) -> float:
@@ -71,6 +84,7 @@ class TorchrunSource(LineSource):
             self.ctx.suspicious(line, self.name)
         elif key == "child_failed":
             self._in_table = True
+            self._open_traceback = None
             if "Root Cause" in body:
                 self._root = True
             elif "Failures:" in body:
@@ -80,6 +94,21 @@ class TorchrunSource(LineSource):
             self._field(line)
         elif key == "closing":
             self.ctx.suspicious(line, self.name)
+        elif key == "exception" and self._open_traceback is not None:
+            # the last exception line of the block is the one the worker died of
+            failure = self._open_traceback
+            failure.traceback = line.body.strip()
+            self.ctx.suspicious(line, self.name, rank=failure.rank)
+
+    def finish(self) -> None:
+        """The agent's failure lines take the global rank and host of the report's block
+        with the same pid."""
+        failures = self.ctx.facts.process_failures
+        reported = {f.pid: f for f in failures if f.rank is not None and f.pid is not None}
+        for f in failures:
+            block = reported.get(f.pid) if f.rank is None and f.pid is not None else None
+            if block is not None:
+                f.rank, f.host = block.rank, f.host or block.host
 
     def _field(self, line: Line) -> None:
         m = _FIELD.match(line.body)
@@ -87,8 +116,9 @@ class TorchrunSource(LineSource):
             return
         name, value = m.group(1), m.group(2).strip()
         if name == "time":
+            self._open_traceback = None
             self._current = ProcessFailure(
-                root_cause=self._root, evidence=self.ctx.evidence(line, self.name)
+                root_cause=self._root, time=value, evidence=self.ctx.evidence(line, self.name)
             )
             self.ctx.facts.process_failures.append(self._current)
             return
@@ -107,7 +137,12 @@ class TorchrunSource(LineSource):
             if e:
                 cur.exitcode, cur.pid = int(e.group(1)), int(e.group(2))
                 self.ctx.suspicious(line, self.name, rank=cur.rank)
+        elif name == "error_file":
+            cur.error_file = None if value == _NOT_AVAILABLE else value
         elif name == "traceback":
+            cur.traceback = value
+            if value.startswith("Traceback (most recent call last)"):
+                self._open_traceback = cur
             s = _SIGNAL.search(value)
             if s:
                 cur.signal = s.group(1)
