@@ -7,6 +7,30 @@ import json
 from kb.collect.preflight import PreflightReport
 
 SCHEMA = "kb.preflight/v1"
+# the captures that find a GPU, an NPU or an RDMA device: when none ran, no case could apply
+DEVICE_TOOLS = ("nvidia-smi", "npu-smi info", "ibv_devinfo", "ibstat")
+
+
+def status(report: PreflightReport) -> str:
+    """`warning`, `clean`, or `nothing-checked` (no case applied: not an all-clear)."""
+    if report.warnings:
+        return "warning"
+    return "clean" if report.checked else "nothing-checked"
+
+
+def _nothing_checked(report: PreflightReport, where: str) -> str:
+    """Said plainly: no case could be evaluated, why, and what was missing."""
+    if report.skipped:
+        why = (f"all {report.skipped} cases are for hardware this machine does not show "
+               f"({where})")  # fmt: skip
+    else:
+        why = "no case was loaded"
+    missing = [t for t in report.missing_tools if t in DEVICE_TOOLS]
+    if missing:
+        why += f"; not found on PATH: {', '.join(missing)}"
+    return (f"Nothing was checked: {why}.\n"
+            "This is not an all-clear: run kb preflight on a node the job runs on, with its "
+            "GPU or NPU tools on PATH.\n")  # fmt: skip
 
 
 def render_text(report: PreflightReport) -> str:
@@ -14,6 +38,8 @@ def render_text(report: PreflightReport) -> str:
     where = ", ".join(sorted(machine.platforms)) or "no GPU or NPU found"
     head = (f"Checked {report.checked} case(s) that apply to this machine ({where}"
             f"{', RDMA' if machine.rdma else ''}); {report.skipped} are for other hardware.")  # fmt: skip
+    if status(report) == "nothing-checked":
+        return _nothing_checked(report, where)
     if not report.warnings:
         return head + "\nNo known-bad combination found.\n"
     lines = [head, f"{len(report.warnings)} warning(s):", ""]
@@ -35,6 +61,7 @@ def render_text(report: PreflightReport) -> str:
 def render_json(report: PreflightReport) -> str:
     doc = {
         "schema": SCHEMA,
+        "status": status(report),
         "checked": report.checked,
         "skipped": report.skipped,
         "machine": {"platforms": sorted(report.machine.platforms), "rdma": report.machine.rdma,
