@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from dsl.api import DEFAULT_CASES, case_paths_from_env
+from kb.cli.options import exit_status
 
 MAX_ID = 100  # a folder name, a page URL and a heading: short
 KEBAB = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")  # fullmatch: `$` would let a trailing newline in
@@ -29,6 +30,11 @@ def register(subparsers: Any) -> None:
         description="Create cases/<id>/ with a commented case.kb and fixtures/positive and "
         "fixtures/negative folders. With --from-evidence, copy the evidence in (redacted) as "
         "the first positive fixture and draft evidence queries from its error lines.",
+        epilog=exit_status(
+            (0, "the case folder was written"),
+            (1, "the draft was written but does not yet pass its own fixture"),
+            (2, "usage error: a bad id, an existing folder, missing evidence"),
+        ),
     )
     p.add_argument("case_id", metavar="CASE-ID", help="kebab-case id, e.g. nccl-ib-retry-exceeded")
     p.add_argument(

@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 from kb.cli.common import add_cases_option
+from kb.cli.options import exit_status
 
 EXIT_USAGE = 2
 
@@ -22,6 +23,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         "process, kb collect at start, py-spy stacks of every rank when it stops making "
         "progress, and kb diagnose on the bundle when it ends badly. Signals are passed "
         "to the launcher; its exit code is kept. Put the launch command after --.",
+        epilog=exit_status(("N", "the launcher's own exit code (128+S when signal S ended it; "
+                            "0 for a clean run)"),
+                           (EXIT_USAGE, "usage error, found before the launch")),
     )  # fmt: skip
     p.add_argument(
         "--bundle",
