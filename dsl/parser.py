@@ -25,6 +25,7 @@ from dsl.grammar import case_parser
 from dsl.span import Span
 from dsl.syntax_errors import (
     Finding,
+    dangling_operator,
     extra_brace,
     friendly_message,
     no_case,
@@ -140,7 +141,7 @@ def _targeted(text: str, err: UnexpectedInput) -> Finding | None:
         if err.token.type == "CASE":
             return second_case(err.token)
         return extra_brace(braces, pos)
-    return word_without_value(tokens, pos)
+    return dangling_operator(tokens, pos) or word_without_value(tokens, pos)
 
 
 def _generic(text: str, err: UnexpectedInput) -> str:

@@ -260,3 +260,33 @@ def word_without_value(tokens: list[Token], err_pos: int) -> Finding | None:
             f"every attribute takes one value on its line: `{tok} VALUE`; or remove the word",
         )
     return found
+
+
+OPERATORS = {"AND", "OR", "NOT"}
+# What starts a new line of a `match` block, or closes it: never an operand.
+CLAUSE_STARTS = {"REQUIRE", "SUPPORT", "RULE_OUT", "LIKELY", "POSSIBLE", "RBRACE"}
+
+
+def dangling_operator(tokens: list[Token], err_pos: int) -> Finding | None:
+    """`require a and` with nothing after `and` on its line: the parser reads the next
+    line's `support` as the missing operand and stops one token later (at `q2` of
+    `support q2`), far from the mistake. The wrong token is the operator."""
+    for i, tok in enumerate(tokens[:-1]):
+        nxt = tokens[i + 1]
+        after = tokens[i + 2] if i + 2 < len(tokens) else None
+        reached = nxt.start_pos == err_pos or (after is not None and after.start_pos == err_pos)
+        if tok.type in OPERATORS and nxt.line != tok.line and nxt.type in CLAUSE_STARTS and reached:
+            word = str(tok)
+            return Finding(
+                tok.line or 0,
+                tok.column or 0,
+                f"`{word}` at the end of line {tok.line} has no operand: a query name is "
+                f"missing after it",
+                (
+                    "`not` takes one query (`not a`): write it after `not`, or remove the `not`"
+                    if word == "not"
+                    else f"`{word}` joins two queries (`a {word} b`): write the missing one "
+                    f"after it, or remove the `{word}`"
+                ),
+            )
+    return None
