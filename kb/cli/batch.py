@@ -16,8 +16,15 @@ import sys
 from pathlib import Path
 
 from kb.cli.common import add_cases_option, case_roots
+from kb.cli.options import exit_status
 
 EXIT_OK, EXIT_ERRORS, EXIT_USAGE = 0, 1, 2
+EXIT_STATUS = exit_status(
+    (EXIT_OK, "every job was diagnosed (matched or not)"),
+    (EXIT_ERRORS, "some jobs could not be read (their rows say error)"),
+    (EXIT_USAGE, "usage error, no jobs found, the extra `ray` is not installed, or Ray cannot "
+     "start or reach the cluster"),
+)  # fmt: skip
 MAX_LOCAL_WORKERS = 64
 
 
@@ -26,8 +33,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         "batch",
         help="diagnose many jobs' evidence as Ray tasks (one row per job)",
         description="Diagnose each job folder or archive directly under JOBS (local folders or "
-        "fsspec URLs such as s3://bucket/jobs/) as one Ray task per job. Exit 0: every job "
-        "diagnosed; 1: some jobs could not be read; 2: usage error or no Ray to run on.",
+        "fsspec URLs such as s3://bucket/jobs/) as one Ray task per job.",
+        epilog=EXIT_STATUS,
     )
     p.add_argument("jobs", nargs="+", metavar="JOBS", help="a folder of jobs, or an fsspec URL")
     p.add_argument(

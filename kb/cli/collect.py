@@ -10,7 +10,13 @@ import argparse
 import sys
 from pathlib import Path
 
+from kb.cli.options import exit_status
+
 EXIT_OK, EXIT_USAGE = 0, 2
+EXIT_STATUS = exit_status(
+    (EXIT_OK, "the bundle was written (missing tools are normal and only noted)"),
+    (EXIT_USAGE, "usage error, or the bundle could not be written"),
+)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -19,7 +25,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Run every capture a case may ask for (pip freeze, collect_env, nvidia-smi "
         "or npu-smi, ulimit, /dev/shm, interfaces, NCCL_/TORCH_/HCCL_/CUDA_ variables, dmesg), "
         "each under a timeout, redact secrets, and write a .tar.gz (or a folder). Secrets "
-        "are always redacted; nothing is uploaded.",
+        "are always redacted; nothing is uploaded.", epilog=EXIT_STATUS,
     )  # fmt: skip
     p.add_argument("-o", "--output", metavar="PATH", type=Path, default=None,
                    help="bundle to write: NAME.tar.gz (default kb-collect-HOST-TIME.tar.gz) "

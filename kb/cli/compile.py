@@ -8,6 +8,14 @@ from pathlib import Path
 
 from dsl.compiler import dump_knowledge_base
 from kb.cli.common import add_cases_option, load_kb
+from kb.cli.options import exit_status
+
+EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
+EXIT_STATUS = exit_status(
+    (EXIT_OK, "every case compiled (or --show printed every case asked for)"),
+    (EXIT_PROBLEMS, "a case did not compile (run kb check for details)"),
+    (EXIT_USAGE, "usage error, or --show of a case that does not exist"),
+)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -16,6 +24,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="compile case files into checkers (cached)",
         description="Compile every case into an executable checker. Compiled "
         "checkers are cached by content hash; edited cases recompile.",
+        epilog=EXIT_STATUS,
     )
     add_cases_option(p)
     p.add_argument(
@@ -32,13 +41,13 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     kb = load_kb(args)
     if args.show:
-        status = 0
+        status = EXIT_OK
         for case_id in args.show:
             compiled = kb.get(case_id)
             if compiled is None:
                 known = ", ".join(sorted(c.case.id for c in kb.cases))
                 print(f"kb compile: no case `{case_id}` (known: {known})", file=sys.stderr)
-                status = 2
+                status = EXIT_USAGE
                 continue
             print(compiled.plan())
             print()
@@ -51,4 +60,4 @@ def run(args: argparse.Namespace) -> int:
         f"compiled {len(kb.cases)} case(s) ({fresh} recompiled, {kb.cache_hits} from cache), "
         f"{patterns} scan pattern(s)"
     )
-    return 0 if kb.ok else 1
+    return EXIT_OK if kb.ok else EXIT_PROBLEMS

@@ -9,12 +9,21 @@ Exit codes: 0 written and valid; 1 written, with rules that did not validate or 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 from kb.cli.common import add_cases_option, load_kb
+from kb.cli.options import STDIN, exit_status
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
+EXIT_STATUS = exit_status(
+    (EXIT_OK, "written and valid"),
+    (EXIT_PROBLEMS, "written, with rules that did not validate or convert (listed on stderr)"),
+    (EXIT_USAGE, "usage error, or the extra `fleet` is not installed"),
+)
 TARGETS = ("sigma", "loki", "elasticsearch", "lucene", "duckdb", "jsonl")
 
 
@@ -23,10 +32,15 @@ def register(sub: argparse._SubParsersAction) -> None:
         "export",
         help="the cases as Sigma rules or Loki/Elasticsearch/DuckDB queries",
         description="Write every case's log evidence as Sigma rules (one file per case) or "
-        "convert them with pySigma; `jsonl` ships an evidence folder as JSON lines. Exit 0: "
-        "written and valid; 1: some rules did not validate or convert; 2: usage error.",
+        "convert them with pySigma; `jsonl` ships an evidence folder as JSON lines.",
+        epilog=EXIT_STATUS,
     )
-    p.add_argument("target", choices=TARGETS)
+    p.add_argument(
+        "target",
+        choices=TARGETS,
+        help="sigma: the rules themselves; loki, elasticsearch, lucene, duckdb: converted "
+        "queries; jsonl: an evidence folder as the JSON lines a log shipper sends",
+    )
     p.add_argument(
         "-o",
         "--output",
@@ -55,7 +69,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         metavar="URL",
         help="site the rules link to (default: KB_SITE_URL or the local site)",
     )
-    p.add_argument("--evidence", "-e", metavar="PATH", help="jsonl: the evidence to ship")
+    p.add_argument(
+        "--evidence",
+        "-e",
+        metavar="PATH",
+        help="jsonl: the evidence to ship (folder, archive, single file, or - for stdin)",
+    )
     p.add_argument("--job", default="job-1", help="jsonl: the job name records carry")
     p.set_defaults(func=run)
 
@@ -76,16 +95,50 @@ def _fleet_missing(target: str) -> bool:
         return True
 
 
+@contextlib.contextmanager
+def _stdin_as_file() -> Iterator[Path]:
+    """Standard input spooled (bounded, as `kb diagnose -` reads it) into a temporary file
+    named for what it holds (`stdin.tar.gz`, `stdin.zip`, `stdin.gz`, `stdin`), since the
+    shipper walks a path twice: once to classify, once to send."""
+    from kb.evidence.facts import SkippedFile
+    from kb.evidence.limits import Limits
+    from kb.evidence.stdin import spool_stdin
+
+    skipped: list[SkippedFile] = []
+    spooled = spool_stdin(Limits(), skipped)
+    for s in skipped:
+        print(f"kb export jsonl: {s.path}: {s.reason}", file=sys.stderr)
+    assert spooled.opener is not None  # stdin is always spooled
+    stream = spooled.opener()
+    head = stream.read(4)
+    if spooled.archive:
+        suffix = (
+            ".zip" if head.startswith(b"PK") else ".tar.gz" if head[:2] == b"\x1f\x8b" else ".tar"
+        )
+    else:
+        suffix = ".gz" if spooled.gz else ""
+    with tempfile.TemporaryDirectory(prefix="kb-export-stdin-") as tmp:
+        path = Path(tmp) / f"stdin{suffix}"
+        with path.open("wb") as out:
+            out.write(head)
+            while chunk := stream.read(1 << 20):
+                out.write(chunk)
+        yield path
+
+
 def _jsonl(args: argparse.Namespace) -> int:
     from kb.export.shipper import write_jsonl
 
-    if not args.evidence or not Path(args.evidence).exists():
+    if args.evidence != STDIN and (not args.evidence or not Path(args.evidence).exists()):
         print(
-            "kb export jsonl: --evidence PATH (an existing folder or file) is required",
+            "kb export jsonl: --evidence PATH (an existing folder or file, or - for stdin) "
+            "is required",
             file=sys.stderr,
         )
         return EXIT_USAGE
-    n = write_jsonl(Path(args.evidence), args.job, args.output)
+    with contextlib.ExitStack() as stack:
+        root = stack.enter_context(_stdin_as_file()) if args.evidence == STDIN else None
+        n = write_jsonl(root or Path(args.evidence), args.job, args.output)
     print(f"{args.output}: {n} record(s)")
     return EXIT_OK
 

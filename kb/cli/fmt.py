@@ -20,6 +20,15 @@ from dsl.api import DEFAULT_CASES, find_case_files
 from dsl.diagnostics import Diagnostic, render
 from dsl.formatter import FormatError, format_text
 from dsl.parser import CaseSyntaxError
+from kb.cli.options import exit_status
+
+EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
+EXIT_STATUS = exit_status(
+    (EXIT_OK, "every file is (now) in the canonical layout"),
+    (EXIT_PROBLEMS, "a file would change (--check, --diff), or could not be read, parsed or "
+     "written"),
+    (EXIT_USAGE, "usage error"),
+)  # fmt: skip
 
 
 def register(subparsers: Any) -> None:
@@ -27,6 +36,7 @@ def register(subparsers: Any) -> None:
         "fmt",
         help="format case files",
         description="Rewrite case files in the one canonical layout.",
+        epilog=EXIT_STATUS,
     )
     parser.add_argument(
         "paths",
@@ -116,4 +126,4 @@ def run(args: argparse.Namespace) -> int:
         print(f"reformatted {path}")
     verb = "would be reformatted" if check else "reformatted"
     print(f"{changed} file(s) {verb}, {len(files) - changed} left unchanged", file=sys.stderr)
-    return 1 if failed or (check and changed) else 0
+    return EXIT_PROBLEMS if failed or (check and changed) else EXIT_OK
