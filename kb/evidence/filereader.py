@@ -13,6 +13,7 @@ import io
 from dataclasses import dataclass
 from typing import BinaryIO, cast
 
+from kb.evidence.ansi import AnsiFree
 from kb.evidence.attribution import RankClues, decide_rank
 from kb.evidence.bounded import ByteStream, PrefixedStream
 from kb.evidence.context import FileContext
@@ -139,6 +140,9 @@ def _read(
         result.file, why = read_dump_file(data, f.name, ctx)
         result.skipped.extend([SkippedFile(path=f.display, reason=why)] if why else [])
         return
+    # terminal colours and other escapes go before anything reads the text (see ansi.py)
+    stream = AnsiFree(PrefixedStream(head, stream))
+    head = _read_up_to(stream, limits.head_bytes)
     problem = head_problem(head, limits)
     if problem:
         result.skipped.append(SkippedFile(path=f.display, reason=problem))

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 
+from kb.evidence.ansi import strip_ansi
 from kb.evidence.inputs import InputFile
 from kb.evidence.limits import Limits
 from kb.evidence.ranks import PathHints, head_rank, path_hints, process_in_name
@@ -32,7 +33,7 @@ def _said(t: InputFile, limits: Limits) -> tuple[int | None, str | None]:
         return None, None
     try:
         with open(t.fs_path, "rb") as f:
-            head = f.read(limits.head_bytes).decode("utf-8", "replace")
+            head = strip_ansi(f.read(limits.head_bytes)).decode("utf-8", "replace")
     except OSError:
         return None, None  # reported when the file itself is read
     return head_rank(head)

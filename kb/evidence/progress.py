@@ -11,6 +11,7 @@ import re
 from collections.abc import Callable, Iterable
 from functools import lru_cache
 
+from kb.evidence.ansi import strip_ansi
 from kb.evidence.context import FileContext, Line
 from kb.evidence.patterns import PROGRESS
 from kb.evidence.sources.base import LineSource
@@ -64,7 +65,7 @@ def tail_progress(fs_path: str, total_lines: int, ctx: FileContext, src: LineSou
             end = fh.tell()
             for window in (min(TAIL_FIRST, TAIL_BYTES), TAIL_BYTES):
                 fh.seek(max(0, end - window))
-                data = fh.read(window)
+                data = strip_ansi(fh.read(window))  # as the scan saw the file (ansi.py)
                 found = _progress_lines(data, end > window, total_lines, is_progress)
                 if len(found) == PROGRESS_TAIL or end <= window or window == TAIL_BYTES:
                     break
