@@ -178,8 +178,11 @@ def _failures(f: Facts) -> list[str]:
         for p in f.process_failures:
             root = " [root cause]" if p.root_cause else ""
             sig = f" {p.signal}" if p.signal else ""
+            # with an error file, the exception the worker died of (not torchrun's hint)
+            died = f": {_short(p.traceback, 100)}" if p.error_file and p.traceback else ""
             out.append(
-                f"  rank {_rank(p.rank)} local {p.local_rank} exit {p.exitcode}{sig}{root} ({_at(p.evidence)})"
+                f"  rank {_rank(p.rank)} local {p.local_rank} exit {p.exitcode}{sig}{root}{died}"
+                f" ({_at(p.evidence)})"
             )
     if f.suspicious:
         out += ["", f"Suspicious lines ({len(f.suspicious)}, first 20):"]

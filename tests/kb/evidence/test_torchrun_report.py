@@ -9,6 +9,7 @@ import torchrun_reports as R
 
 from kb.cli.main import main
 from kb.evidence.reader import read_evidence
+from kb.evidence.summary import render_summary
 from kb.evidence.unwrap import unwrap
 
 BORDER, RULE = "=" * 60, "-" * 60
@@ -63,7 +64,8 @@ def test_report_blocks_are_process_failures(tree) -> None:  # type: ignore[no-un
 
 
 def test_an_error_files_traceback_gives_the_exception(tree) -> None:  # type: ignore[no-untyped-def]
-    facts = read_evidence(tree({"console.log": R.TORCHFT_ERROR_FILE})).facts
+    bundle = read_evidence(tree({"console.log": R.TORCHFT_ERROR_FILE}))
+    facts = bundle.facts
     (p,) = facts.process_failures
     assert (p.rank, p.exitcode, p.pid, p.root_cause) == (0, 1, 65111, True)
     assert p.error_file == "/tmp/torchelastic_sio2pi4d/none_cejtyodz/attempt_0/0/error.json"
@@ -73,6 +75,7 @@ def test_an_error_files_traceback_gives_the_exception(tree) -> None:  # type: ig
     )
     exception = next(s for s in facts.suspicious if "RuntimeError: status" in s.text)
     assert exception.rank == 0
+    assert "rank 0 local 0 exit 1 [root cause]: RuntimeError: status" in render_summary(bundle)
 
 
 def test_the_agents_line_takes_the_rank_of_the_block_with_its_pid(tree) -> None:  # type: ignore[no-untyped-def]
