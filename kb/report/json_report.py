@@ -10,7 +10,7 @@ Top level: `schema`, `evidence_root`, `evidence` (the summary of what was read),
 Additions within v1 (no field changed its meaning): `report` (the text report's first screen:
 `state` match/possible/none/empty, `answer`, `why`, `platform`, `first_fix`, `next`, `read`)
 and, on each match and possible candidate, `level_words`, `needs` (the condition in words),
-`collect` (`confirm` apart from `rule_out`, only what can be collected), `ask_in_notes`,
+`collect` (`confirm`, `helps` and `rule_out` apart, only what can be collected), `ask_in_notes`,
 `against_in_words`, and on each remedy step `tried` (the notes line saying it was) and
 `other_platform`.
 """
@@ -110,6 +110,7 @@ def _additions(c: Candidate) -> dict[str, Any]:
         "collect": {
             "confirm": [_ask(a) for a in c.confirm],
             "rule_out": [_ask(a) for a in c.rule_out],
+            "helps": [_ask(a) for a in c.helps],
         },
         "ask_in_notes": c.ask_user,
         "against_in_words": c.against,

@@ -115,6 +115,8 @@ def _candidate(index: int, c: Candidate) -> list[str]:
         out += ["Speaks against:", "", *[f"- {_text(r)}" for r in c.against], ""]
     if c.confirm:
         out += ["To confirm it, collect:", "", *_asks(c.confirm)]
+    if c.helps:
+        out += ["Would make it more or less likely, collect:", "", *_asks(c.helps)]
     if c.rule_out:
         out += ["Could rule it out, collect:", "", *_asks(c.rule_out)]
     if c.ask_user:

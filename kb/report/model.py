@@ -92,6 +92,7 @@ class Candidate:
     against: list[str]
     confirm: list[Ask]  # would prove it
     rule_out: list[Ask]  # could only rule it out
+    helps: list[Ask]  # would make it more or less likely
     ask_user: list[str]  # things only the user can say (queries over the notes)
     fixes: list[Fix]
 
@@ -271,6 +272,7 @@ class _Builder:
         not_seen, against = self.not_seen(v)
         confirm: list[Ask] = []
         rule_out: list[Ask] = []
+        helps: list[Ask] = []
         ask_user: list[str] = []
         seen_queries: set[str] = set()
         for miss in [*v.missing, *not_seen]:
@@ -283,7 +285,10 @@ class _Builder:
             item = self.ask(v.id, miss)
             if item is None:
                 continue
-            (confirm if miss.confirms else rule_out).append(item)
+            if miss.confirms:
+                confirm.append(item)
+            else:
+                (rule_out if miss.only_against else helps).append(item)
         culprit = v.culprit_rank if v.culprit_rank is not None and v.culprit_rank >= 0 else None
         return Candidate(
             verdict=v,
@@ -293,6 +298,7 @@ class _Builder:
             against=against,
             confirm=confirm,
             rule_out=rule_out,
+            helps=helps,
             ask_user=ask_user,
             fixes=self.fixes(v.id),
         )
@@ -468,7 +474,7 @@ def _next(
             "--redirects 3 … 2>&1 | tee console.log), then diagnose that",
         )
     if best is not None and best.verdict.level != "confirmed":
-        for ask in [*best.confirm, *best.rule_out]:
+        for ask in [*best.confirm, *best.helps, *best.rule_out]:
             if ask.commands:
                 return ask.commands[0], f"collects {ask.what}, which would settle it"
     if state == "match" and fix is not None:

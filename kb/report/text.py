@@ -217,6 +217,9 @@ def _candidate(index: int, c: Candidate, style: Style, verbose: bool, printed: s
     if c.confirm:
         out.append("   to confirm it, collect:" if v.level != "confirmed" else "   also collect:")
         out += _asks(c.confirm, style, "    ", printed)
+    if c.helps and (verbose or v.level != "confirmed"):
+        out.append("   would make it more or less likely, collect:")
+        out += _asks(c.helps, style, "    ", printed)
     if c.rule_out and (verbose or v.level != "confirmed"):
         out.append("   could rule it out, collect:")
         out += _asks(c.rule_out, style, "    ", printed)

@@ -38,23 +38,37 @@ def _keys(code: str) -> list[tuple[str, str | None]]:
 
 
 def tried_by(commands: Iterable[str], notes: Iterable[EvidenceLine]) -> EvidenceLine | None:
-    """The notes line saying these commands' setting was already tried, or None.
+    """The notes line saying these commands' settings were already tried (every variable
+    they set, to the same value when the notes give one; every file they edit), or None.
 
     >>> ln = EvidenceLine(file="notes.txt", line=1, text="Tried NCCL_P2P_DISABLE=1 already.")
     >>> tried_by(["export NCCL_P2P_DISABLE=1"], [ln]).where
     'notes.txt:1'
     >>> tried_by(["export NCCL_SOCKET_IFNAME=eth0"], [ln]) is None
     True
+    >>> tried_by(["export NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1"], [ln]) is None
+    True
     """
     said = _sentences(notes)
-    if not said:
+    keys = [key for code in commands for key in _keys(code)]
+    if not said or not keys:
         return None
-    for code in commands:
-        for name, value in _keys(code):
-            for sentence, ln in said:
-                if name not in sentence:
-                    continue
-                given = re.search(re.escape(name) + r"\s*=\s*([^\s,;.)]+)", sentence)
-                if not value or not given or given.group(1) == value:
-                    return ln
+    found = None
+    for name, value in keys:
+        line = _said(name, value, said)
+        if line is None:
+            return None
+        found = found or line
+    return found
+
+
+def _said(
+    name: str, value: str | None, said: list[tuple[str, EvidenceLine]]
+) -> EvidenceLine | None:
+    for sentence, ln in said:
+        if name not in sentence:
+            continue
+        given = re.search(re.escape(name) + r"\s*=\s*([^\s,;.)]+)", sentence)
+        if not value or not given or given.group(1) == value:
+            return ln
     return None

@@ -1,0 +1,64 @@
+"""Evidence folders a new user would hand to `kb diagnose`, and the report run on them."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from kb.cli.main import main
+
+ROOT = Path(__file__).resolve().parents[3]
+CASES = ROOT / "cases"
+SOCKET = (
+    CASES
+    / "nccl-socket-wrong-interface/fixtures/positive/a100x16-2node-ifname-lo-leftover-torchrun-logdir"
+)
+OOM_TAIL = (
+    CASES
+    / "host-oom-killer-kills-rank/fixtures/positive/gh-colossalai-3172-torchrun-rank0-exitcode-9-cpu-memory/console.log"
+)
+MISMATCH = (
+    CASES / "collective-mismatch-across-ranks/fixtures/positive/detail-broadcast-vs-allreduce-2gpu"
+)
+HANG_NOTES = (
+    "Training on 8 GPUs with torchrun hangs at evaluation. After epoch 1 the training loop "
+    "finishes and eval starts, then nothing happens for 30 minutes, no error printed.\n"
+)
+
+
+def copy_fixture(src: Path, dest: Path) -> Path:
+    """A fixture as the user has it: without the corpus's own incident.yaml."""
+    if src.is_file():
+        dest.mkdir(parents=True, exist_ok=True)
+        shutil.copy(src, dest / src.name)
+    else:
+        shutil.copytree(src, dest, ignore=shutil.ignore_patterns("incident.yaml"))
+    return dest
+
+
+def socket_folder(tmp: Path) -> Path:
+    return copy_fixture(SOCKET, tmp / "socket")
+
+
+def oom_tail_folder(tmp: Path) -> Path:
+    return copy_fixture(OOM_TAIL, tmp / "oom-tail")
+
+
+def notes_only_folder(tmp: Path) -> Path:
+    folder = tmp / "notes-only"
+    folder.mkdir()
+    (folder / "notes.txt").write_text(HANG_NOTES, encoding="utf-8")
+    return folder
+
+
+def diagnose(capsys: pytest.CaptureFixture[str], folder: Path, *extra: str) -> str:
+    capsys.readouterr()
+    code = main(["diagnose", "--evidence", str(folder), *extra])
+    assert code in (0, 1)
+    return capsys.readouterr().out
+
+
+def first_screen(text: str, lines: int = 24) -> list[str]:
+    return text.splitlines()[:lines]
