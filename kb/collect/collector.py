@@ -19,7 +19,7 @@ from pathlib import Path
 from kb.collect.bundle import MANIFEST, write_archive, write_folder
 from kb.collect.captures import Captured, captures, job_variables, run_capture
 from kb.collect.commands import Output
-from kb.collect.redaction import Redactor
+from kb.redact.secrets import SecretRedactor
 
 DEFAULT_TIMEOUT = 20.0
 WORKERS = 6
@@ -59,7 +59,7 @@ def gather(
     report = CollectReport()
     with ThreadPoolExecutor(max_workers=WORKERS) as pool:
         report.captured = list(pool.map(lambda c: run_capture(c, env, timeout), captures(py, home)))
-    redactor = Redactor(env)
+    redactor = SecretRedactor(env)
     variables = redactor.environment(job_variables(env))
     env_text = "".join(f"{k}={v}\n" for k, v in variables.items())
     env_out = Output(

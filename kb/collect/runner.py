@@ -3,31 +3,30 @@
 The launcher runs in its own process group with the documented debug switches added to its
 environment; its stdout/stderr pass through to the terminal and into the bundle; `kb collect`
 runs at start; a progress watchdog takes py-spy stacks of every rank process when nothing has
-moved for `stall_after` seconds; SIGINT/SIGTERM/SIGHUP are forwarded to the launcher's group;
+moved for `stall_after` seconds; SIGINT/SIGTERM/SIGHUP are forwarded to the launcher's group
+and escalated when it does not stop (`stopping.py`), and nothing of the group outlives the run;
 the launcher's exit status is kept and returned."""
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import signal
 import subprocess
 import threading
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import IO
 
 from kb.collect.collector import collect_to, gather
 from kb.collect.launch import debug_environment, launcher_argv
 from kb.collect.observations import stall_sentences
 from kb.collect.processes import rank_processes
-from kb.collect.redaction import Redactor
 from kb.collect.scrub import scrub_tree
 from kb.collect.stacks import MISSING, StackDump, dump_stacks, find_py_spy
 from kb.collect.watchdog import ProgressWatch
+from kb.redact.secrets import SecretRedactor
 
 FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 STOP_GRACE = 10.0  # seconds between SIGTERM and SIGKILL when kb run stops a stalled job
@@ -41,6 +40,7 @@ class RunOptions:
     stall_after: float = 300.0
     heavy: bool = False
     stop_on_stall: bool = False
+    grace: float = 10.0  # seconds between the steps SIGINT → SIGTERM → SIGKILL
     poll: float = 0.25  # seconds between looks at the job (its processes, its logs)
 
 
@@ -112,24 +112,29 @@ def run_job(
                               torchrun=torchrun)  # fmt: skip
     result = RunResult(exit_code=0, status=None, environment=added, command=argv)
     say("kb run: environment added: " + " ".join(f"{k}={v}" for k, v in added.items()))
-    try:
-        proc = subprocess.Popen(argv, env={**os.environ, **added}, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, start_new_session=True)  # fmt: skip
-    except OSError as exc:
-        say(f"kb run: cannot start {argv[0]}: {exc.strerror or exc}")
-        result.exit_code, result.notes = 127, [f"The launcher `{argv[0]}` could not start."]
-        _write_records(bundle, opts, result)
-        _scrub(bundle, say)
-        return result
-    assert proc.stdout is not None and proc.stderr is not None
-    tees = [_Tee(proc.stdout, terminal_out, bundle / "logs" / "launcher.stdout.log"),
-            _Tee(proc.stderr, terminal_err, bundle / "logs" / "launcher.stderr.log")]  # fmt: skip
-    previous = _forward_signals(proc, result)
-    try:
-        _supervise(proc, opts, bundle, tees, result, say)
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
+    stopper = Stopper(opts.grace)
+    with stopper.installed():  # before the launcher starts: see stopping.py
+        try:
+            proc = subprocess.Popen(argv, env={**os.environ, **added}, stdout=subprocess.PIPE,
+                                    stderr=subprocess.PIPE, start_new_session=True)  # fmt: skip
+        except OSError as exc:
+            say(f"kb run: cannot start {argv[0]}: {exc.strerror or exc}")
+            result.exit_code, result.notes = 127, [f"The launcher `{argv[0]}` could not start."]
+            _write_records(bundle, opts, result)
+            _scrub(bundle, say)
+            return result
+        stopper.attach(proc.pid)
+        assert proc.stdout is not None and proc.stderr is not None
+        tees = [_Tee(proc.stdout, terminal_out, bundle / "logs" / "launcher.stdout.log"),
+                _Tee(proc.stderr, terminal_err, bundle / "logs" / "launcher.stderr.log")]  # fmt: skip
+        _supervise(proc, opts, bundle, tees, result, stopper, say)
+        for line in stopper.tick():
+            say(line)
+        result.forwarded = list(stopper.received)
+        left = stop_leftovers(proc.pid, say)
+    if left:
+        result.notes.append(f"{len(left)} process(es) of the job outlived its launcher; kb run "
+                            "stopped them.")  # fmt: skip
     for tee in tees:
         tee.join()
     result.status = proc.returncode
@@ -147,24 +152,10 @@ def run_job(
 
 def _scrub(bundle: Path, say: Callable[[str], None]) -> None:
     """The job's own files are redacted like the captures, once it has ended."""
-    redactor = Redactor(dict(os.environ))
+    redactor = SecretRedactor(dict(os.environ))
     changed = scrub_tree(bundle, redactor, skip=("collect",))
     if changed:
         say("kb run: redacted (names, never values): " + "; ".join(redactor.summary()))
-
-
-def _forward_signals(proc: subprocess.Popen[bytes], result: RunResult) -> dict[int, Any]:
-    def forward(sig: int, _frame: object) -> None:
-        result.forwarded.append(signal.Signals(sig).name)
-        _signal_group(proc, sig)
-
-    previous: dict[int, Any] = {}
-    for sig in FORWARDED:
-        try:
-            previous[sig] = signal.signal(sig, forward)
-        except ValueError:  # not the main thread (tests calling run_job from a thread)
-            break
-    return previous
 
 
 def _supervise(
@@ -173,12 +164,12 @@ def _supervise(
     bundle: Path,
     tees: list[_Tee],
     result: RunResult,
+    stopper: Stopper,
     say: Callable[[str], None],
 ) -> None:
     watch = ProgressWatch([bundle / "logs", bundle / "nccl", bundle / "ascend-log"],
                           lambda: sum(t.bytes for t in tees))  # fmt: skip
     armed = True
-    stop_at: float | None = None
     while proc.poll() is None:
         try:
             proc.wait(timeout=opts.poll)
@@ -198,16 +189,9 @@ def _supervise(
                 say("kb run: stopping the stalled job (--stop-on-stall): SIGTERM")
                 result.notes.append("kb run stopped the stalled job with SIGTERM "
                                     "(--stop-on-stall).")  # fmt: skip
-                _signal_group(proc, signal.SIGTERM)
-                stop_at = time.monotonic() + STOP_GRACE
-        if stop_at is not None and time.monotonic() >= stop_at:
-            _signal_group(proc, signal.SIGKILL)
-            stop_at = None
-
-
-def _signal_group(proc: subprocess.Popen[bytes], sig: int) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(proc.pid, sig)
+                stopper.start_stopping(signal.SIGTERM)
+        for line in stopper.tick():
+            say(line)
 
 
 def _on_stall(

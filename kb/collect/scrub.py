@@ -1,19 +1,36 @@
 """Redacting what a job wrote into a `kb run` bundle, once the job has ended: the launcher's
 output, torchrun's per-process logs, NCCL debug files, plogs, py-spy dumps, kb run's own
-records. Each text file is read line by line (bounded memory) and rewritten only when a line
-changed; binary files (Flight Recorder pickles) are left as they are."""
+records. Each text file is streamed through the redactor line by line (a private-key block
+still goes whole) and rewritten only when a line changed; binary files (Flight Recorder
+pickles) are left as they are.
+
+>>> import tempfile
+>>> log = Path(tempfile.mkdtemp()) / "rank0.log"
+>>> _ = log.write_text("max_new_tokens: 512\\nHF_TOKEN=hf_abcdefghijklmnopqrstu\\n")
+>>> scrub_file(log, SecretRedactor({}), "rank0.log"), log.read_text()
+(True, 'max_new_tokens: 512\\nHF_TOKEN=[REDACTED]\\n')
+>>> scrub_file(log, SecretRedactor({}), "rank0.log")  # nothing left to remove
+False
+"""
 
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
+from typing import BinaryIO
 
-from kb.collect.redaction import Redactor
+from kb.redact.secrets import SecretRedactor
 
 HEAD = 8192
 
 
-def scrub_file(path: Path, redactor: Redactor, shown: str) -> bool:
+def _decoded(src: BinaryIO) -> Iterator[str]:
+    for raw in src:
+        yield raw.decode("utf-8", "surrogateescape")
+
+
+def scrub_file(path: Path, redactor: SecretRedactor, shown: str) -> bool:
     """Redacts one text file in place; True when something was replaced."""
     try:
         with path.open("rb") as fh:
@@ -22,17 +39,12 @@ def scrub_file(path: Path, redactor: Redactor, shown: str) -> bool:
     except OSError:
         return False
     tmp = path.with_name(path.name + ".kb-redacting")
-    changed = False
+    before = redactor.count
     try:
         with path.open("rb") as src, tmp.open("wb") as dst:
-            for raw in src:
-                line = raw.decode("utf-8", "surrogateescape")
-                if redactor.may_hold_secret(line):
-                    clean = redactor.text(shown, line)
-                    if clean != line:
-                        changed = True
-                        raw = clean.encode("utf-8", "surrogateescape")
-                dst.write(raw)
+            for line in redactor.lines(shown, _decoded(src)):
+                dst.write(line.encode("utf-8", "surrogateescape"))
+        changed = redactor.count > before
         if changed:
             os.replace(tmp, path)
     except OSError:
@@ -42,7 +54,7 @@ def scrub_file(path: Path, redactor: Redactor, shown: str) -> bool:
     return changed
 
 
-def scrub_tree(root: Path, redactor: Redactor, skip: tuple[str, ...] = ()) -> list[str]:
+def scrub_tree(root: Path, redactor: SecretRedactor, skip: tuple[str, ...] = ()) -> list[str]:
     """Redacts every text file under `root` except the `skip` folders (already redacted);
     returns the files that changed, relative to `root`."""
     changed = []

@@ -17,7 +17,7 @@ from kb.evidence.facts import SkippedFile
 from kb.evidence.failures import READ_ERRORS, skip_reason
 from kb.evidence.inputs import InputFile, is_archive, logical_name, walk
 from kb.evidence.limits import Limits
-from kb.scaffold.redact import Redactor
+from kb.redact.fixture import FixtureRedactor
 
 MAX_FILE_BYTES = 20 * 1024 * 1024
 
@@ -26,7 +26,7 @@ MAX_FILE_BYTES = 20 * 1024 * 1024
 class CopyReport:
     written: dict[str, str] = field(default_factory=dict)  # relative path -> redacted text
     skipped: list[str] = field(default_factory=list)
-    redactor: Redactor = field(default_factory=Redactor)
+    redactor: FixtureRedactor = field(default_factory=FixtureRedactor)
 
     @property
     def size(self) -> int:

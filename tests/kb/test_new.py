@@ -9,7 +9,7 @@ import pytest
 
 from dsl.api import load_cases
 from kb.cli.main import main
-from kb.scaffold.redact import Redactor
+from kb.redact.fixture import FixtureRedactor as Redactor
 from kb.scaffold.templates import template_of
 
 RANK0 = """\

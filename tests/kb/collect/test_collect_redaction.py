@@ -11,7 +11,8 @@ from pathlib import Path
 
 from launch_fakes import KB, base_env, tool
 
-from kb.collect.redaction import Redactor, is_secret_name
+from kb.redact.names import is_secret_name
+from kb.redact.secrets import SecretRedactor
 
 SECRETS = {
     "HF_TOKEN": "hf_PlantedHuggingFaceToken0123456789",
@@ -133,6 +134,6 @@ def test_secret_names() -> None:
 
 
 def test_a_short_secret_is_masked_where_it_is_assigned() -> None:
-    r = Redactor({"API_TOKEN": "abc"})
+    r = SecretRedactor({"API_TOKEN": "abc"})
     assert r.text("f", "API_TOKEN=abc\nabc is a word\n") == "API_TOKEN=[REDACTED]\nabc is a word\n"
     assert r.summary() == ["f: API_TOKEN (secret variable)"]

@@ -1,8 +1,7 @@
-"""Redaction of evidence before it becomes a fixture in a public repository.
-
-Secrets are replaced outright. Hostnames and IP addresses are replaced *consistently*: the
-same host becomes the same `host-N` and the same address the same documentation-range address
-(RFC 5737 / RFC 3849) in every file, so cross-rank logs still line up after redaction.
+"""Host names and IP addresses replaced *consistently*, for evidence that becomes a fixture in a
+public repository: the same host becomes the same `host-N` and the same address the same
+documentation-range address (RFC 5737 / RFC 3849) in every file, so cross-rank logs still line
+up after redaction. Public domains, loopback and documentation addresses stay.
 """
 
 from __future__ import annotations
@@ -10,31 +9,6 @@ from __future__ import annotations
 import ipaddress
 import re
 from dataclasses import dataclass, field
-
-SECRET_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
-    (
-        re.compile(
-            r"-----BEGIN [A-Z ]*PRIVATE KEY-----.*?(-----END [A-Z ]*PRIVATE KEY-----|\Z)", re.S
-        ),
-        "[REDACTED PRIVATE KEY]",
-    ),
-    (re.compile(r"(?i)\b(Authorization|Proxy-Authorization)(\s*:\s*)[^\r\n]+"), r"\1\2[REDACTED]"),
-    (re.compile(r"(?i)\bBearer\s+[A-Za-z0-9._~+/=-]{8,}"), "Bearer [REDACTED]"),
-    (re.compile(r"\bhf_[A-Za-z0-9]{16,}\b"), "hf_REDACTED"),
-    (re.compile(r"\bgh[pousr]_[A-Za-z0-9]{20,}\b"), "ghp_REDACTED"),
-    (re.compile(r"\bgithub_pat_[A-Za-z0-9_]{20,}\b"), "github_pat_REDACTED"),
-    (re.compile(r"\b(AKIA|ASIA)[0-9A-Z]{16}\b"), r"\1REDACTEDREDACTED"),
-    (re.compile(r"\bsk-[A-Za-z0-9_-]{20,}\b"), "sk-REDACTED"),
-    (re.compile(r"\bxox[abprs]-[A-Za-z0-9-]{10,}\b"), "xox-REDACTED"),
-    (
-        re.compile(
-            r"(?i)\b([\w.-]*(?:password|passwd|pwd|secret|token|api[_-]?key|access[_-]?key))"
-            r"(\s*(?:=(?!=)|:)\s*)(?!\d+\b)(\"[^\"]*\"|'[^']*'|[^\s,;]+)"
-        ),
-        r"\1\2[REDACTED]",
-    ),
-    (re.compile(r"(?i)(://[^/\s:@]+:)[^@\s/]+@"), r"\1[REDACTED]@"),
-)
 
 _IPV4 = re.compile(r"(?<![\w.])(?:\d{1,3}\.){3}\d{1,3}(?![\w.]*\d)")
 _IPV6 = re.compile(r"(?<![\w:])(?:[0-9A-Fa-f]{0,4}:){2,7}[0-9A-Fa-f]{0,4}(?:%\w+)?(?![\w:])")
@@ -95,13 +69,12 @@ def _documentation_ipv4(n: int) -> str:
 
 
 @dataclass
-class Redactor:
+class HostRedactor:
     """Remembers every host and address it replaced, so all files share one mapping."""
 
     hosts: dict[str, str] = field(default_factory=dict)
     ipv4: dict[str, str] = field(default_factory=dict)
     ipv6: dict[str, str] = field(default_factory=dict)
-    secrets: int = 0
 
     def learn_hosts(self, text: str) -> None:
         """First pass over every file: collect host names from the places logs print them."""
@@ -135,10 +108,7 @@ class Redactor:
         return True
 
     def redact(self, text: str) -> str:
-        """Second pass: secrets, then hosts (longest name first), then addresses."""
-        for rx, replacement in SECRET_PATTERNS:
-            text, n = rx.subn(replacement, text)
-            self.secrets += n
+        """Second pass: hosts (longest name first), then addresses."""
         for name in sorted(self.hosts, key=len, reverse=True):
             rx = re.compile(r"(?<![\w.-])" + re.escape(name) + r"(?![\w-]|\.\w)")
             text = rx.sub(self.hosts[name], text)

@@ -1,0 +1,99 @@
+"""The one redactor against a committed corpus (`redaction_corpus/`): every benign look-alike
+(package names, config keys, log prose about tokens) comes out unchanged, and no secret shape
+keeps its value or any 8-byte window of it, whether the text is redacted whole (`kb collect`),
+streamed line by line from a file (`kb run`) or copied into a fixture (`kb new`)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from kb.collect.scrub import scrub_file
+from kb.redact.fixture import FixtureRedactor
+from kb.redact.secrets import SecretRedactor
+
+CORPUS = Path(__file__).parent / "redaction_corpus"
+MARKED = re.compile(r"⟦(.*?)⟧", re.S)
+
+
+def _benign() -> list[str]:
+    text = (CORPUS / "benign.txt").read_text(encoding="utf-8")
+    return [line for line in text.splitlines() if line.strip() and not line.startswith("##")]
+
+
+def _secret_cases() -> list[tuple[str, list[str]]]:
+    """(text with the markers removed, the secrets marked in it) for each case."""
+    text = (CORPUS / "secret.txt").read_text(encoding="utf-8")
+    lines = [line for line in text.splitlines() if not line.startswith("##")]
+    cases = [c.strip("\n") for c in "\n".join(lines).split("\n\n") if c.strip()]
+    return [(MARKED.sub(r"\1", c) + "\n", MARKED.findall(c)) for c in cases]
+
+
+BENIGN = _benign()
+SECRETS = _secret_cases()
+
+
+def _windows(secret: str, width: int = 8) -> set[str]:
+    return {secret[i : i + width] for i in range(max(len(secret) - width + 1, 1))}
+
+
+def _kept(out: str, secrets: list[str]) -> list[str]:
+    """The secrets of which something (the whole, or any 8-byte window) is still in `out`."""
+    return [s for s in secrets if any(w in out for w in _windows(s))]
+
+
+def test_the_corpus_is_read() -> None:
+    assert len(BENIGN) >= 60 and len(SECRETS) >= 35
+    assert all(secrets for _, secrets in SECRETS), "a secret case marks no secret"
+    assert all(len(s) >= 8 for _, secrets in SECRETS for s in secrets)
+
+
+@pytest.mark.parametrize("line", BENIGN, ids=[b[:40] for b in BENIGN])
+def test_a_benign_line_is_left_alone(line: str) -> None:
+    redactor = SecretRedactor({})
+    assert redactor.text("f.txt", line + "\n") == line + "\n"
+    assert redactor.summary() == []
+
+
+@pytest.mark.parametrize("case", SECRETS, ids=[c[0].splitlines()[0][:40] for c in SECRETS])
+def test_no_window_of_a_secret_is_kept(case: tuple[str, list[str]]) -> None:
+    text, secrets = case
+    redactor = SecretRedactor({})
+    out = redactor.text("f.txt", text)
+    assert not _kept(out, secrets), out
+    summary = redactor.summary()
+    assert summary and summary[0].startswith("f.txt: ")
+    assert not _kept("\n".join(summary), secrets), summary  # names and kinds, never values
+    fixture = FixtureRedactor(environ={})
+    assert not _kept(fixture.redact(text), secrets) and fixture.secrets
+
+
+def test_a_file_streamed_line_by_line_keeps_no_secret(tmp_path: Path) -> None:
+    """`kb run` redacts the job's files line by line: key blocks must still go whole."""
+    path = tmp_path / "launcher.stdout.log"
+    benign = "".join(line + "\n" for line in BENIGN)
+    path.write_text(benign + "\n".join(text for text, _ in SECRETS), encoding="utf-8")
+    assert scrub_file(path, SecretRedactor({}), "launcher.stdout.log")
+    out = path.read_text(encoding="utf-8")
+    assert out.startswith(benign)
+    assert not _kept(out, [s for _, secrets in SECRETS for s in secrets])
+    assert "-----END" not in out and "[REDACTED PRIVATE KEY]" in out
+
+
+def test_the_summary_names_what_went() -> None:
+    redactor = SecretRedactor({})
+    redactor.text("env.txt", "SLURM_JWT=eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhIn0.c2lnbmF0dXJl\n")
+    redactor.text("env.txt", "export TORCH_HUB_TOKEN=abc12345\n")
+    redactor.text("pip-freeze.txt", "x @ git+https://u:pw123456@gitlab.example.com/x.git\n")
+    assert redactor.summary() == [
+        "env.txt: SLURM_JWT (secret variable), TORCH_HUB_TOKEN (secret variable)",
+        "pip-freeze.txt: credentials in a URL",
+    ]
+
+
+def test_a_key_block_cut_short_loses_its_body_and_keeps_the_log_after_it() -> None:
+    text = "-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEAplanted0123456789\nstep 5 loss 2.1\n"
+    out = SecretRedactor({}).text("f", text)
+    assert out == "[REDACTED PRIVATE KEY]\nstep 5 loss 2.1\n"
