@@ -21,8 +21,10 @@ def register(sub: argparse._SubParsersAction) -> None:
         "run", help="launch a job (torchrun, accelerate, deepspeed, msrun...) with evidence on",
         description="Run a launcher with cheap debug switches in its environment, one log per "
         "process, kb collect at start, py-spy stacks of every rank when it stops making "
-        "progress, and kb diagnose on the bundle when it ends badly. Signals are passed "
-        "to the launcher; its exit code is kept. Put the launch command after --.",
+        "progress, and kb diagnose on the bundle when it ends badly. SIGINT, SIGTERM and "
+        "SIGHUP are passed to the launcher's process group and escalated to SIGTERM, then "
+        "SIGKILL, when it does not stop within --grace seconds; nothing of the job is left "
+        "running when kb run ends; its exit code is kept. Put the launch command after --.",
         epilog=exit_status(("N", "the launcher's own exit code (128+S when signal S ended it; "
                             "0 for a clean run)"),
                            (EXIT_USAGE, "usage error, found before the launch")),
@@ -45,7 +47,15 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--stop-on-stall",
         action="store_true",
         help="after taking the stacks of a stalled job, stop it (SIGTERM, then "
-        "SIGKILL after 10 s); default: leave it to its own watchdog",
+        "SIGKILL after --grace seconds); default: leave it to its own watchdog",
+    )
+    p.add_argument(
+        "--grace",
+        type=float,
+        default=10.0,
+        metavar="SECONDS",
+        help="how long a job may take to stop after each signal before kb run sends the next "
+        "one (SIGINT or SIGHUP, then SIGTERM, then SIGKILL; default 10)",
     )
     p.add_argument(
         "--heavy",
@@ -71,6 +81,10 @@ def run(args: argparse.Namespace) -> int:
     if not 0 < args.stall_after <= 7 * 24 * 3600:
         print("kb run: --stall-after must be a positive number of seconds", file=sys.stderr)
         return EXIT_USAGE
+    if not 0 < args.grace <= 3600:
+        print("kb run: --grace must be a positive number of seconds, at most 3600",
+              file=sys.stderr)  # fmt: skip
+        return EXIT_USAGE
     bundle = args.bundle or Path(time.strftime("kb-run-%Y%m%d-%H%M%S", time.gmtime()))
     if bundle.exists() and any(bundle.iterdir()):
         print(f"kb run: {bundle} is not empty; name a new folder with --bundle",
@@ -81,7 +95,8 @@ def run(args: argparse.Namespace) -> int:
         print(line, file=sys.stderr, flush=True)
 
     opts = RunOptions(argv=command, bundle=bundle, stall_after=args.stall_after,
-                      heavy=args.heavy, stop_on_stall=args.stop_on_stall)  # fmt: skip
+                      heavy=args.heavy, stop_on_stall=args.stop_on_stall,
+                      grace=args.grace)  # fmt: skip
     result = run_job(opts, sys.stdout.buffer, sys.stderr.buffer, say)
     sys.stdout.flush()
     if result.exit_code == 0 and not result.stalls:

@@ -25,11 +25,10 @@ from kb.collect.observations import stall_sentences
 from kb.collect.processes import rank_processes
 from kb.collect.scrub import scrub_tree
 from kb.collect.stacks import MISSING, StackDump, dump_stacks, find_py_spy
+from kb.collect.stopping import Stopper, stop_leftovers
 from kb.collect.watchdog import ProgressWatch
 from kb.redact.secrets import SecretRedactor
 
-FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
-STOP_GRACE = 10.0  # seconds between SIGTERM and SIGKILL when kb run stops a stalled job
 SCHEMA = "kb.run/v1"
 
 
