@@ -440,6 +440,9 @@ def build(diagnosis: Diagnosis, kb: KnowledgeBase, facts: Any = None) -> Report:
         state = "none"
         answer = "No known case matches this evidence"
         why = "none of the known cases' signs were found in what was read"
+        if not suspicious and progress:
+            rank, ln = progress[-1]
+            why = f"no error or warning was read; the last progress line ({rank}) is {ln.where}"
     first_fix = _first_fix(best) if state != "empty" else None
     next_command, next_why = _next(state, best, next_steps, first_fix, root)
     distinctions = [f"{d.first} vs {d.second}: {d.explanation}" for d in diagnosis.distinctions]
@@ -475,8 +478,9 @@ def _next(
         )
     if best is not None and best.verdict.level != "confirmed":
         for ask in [*best.confirm, *best.helps, *best.rule_out]:
-            if ask.commands:
-                return ask.commands[0], f"collects {ask.what}, which would settle it"
+            command = _runnable(ask.commands)
+            if command:
+                return command, f"to see whether {ask.what}: that would settle it"
     if state == "match" and fix is not None:
         checks = [c for step in fix.steps for c in step.verify_commands]
         if checks:
@@ -486,6 +490,16 @@ def _next(
             "after the fix, run the job again and diagnose its new logs",
         )
     for ask in steps:
-        if ask.commands:
-            return ask.commands[0], f"collects {ask.what}"
+        command = _runnable(ask.commands)
+        if command:
+            return command, f"collects {ask.what}"
     return f"kb diagnose -v --evidence {root}", "shows everything that was read"
+
+
+def _runnable(commands: list[str]) -> str:
+    """The first block that runs something, from its first line that is not a comment."""
+    for code in commands:
+        lines = [ln for ln in code.splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
+        if lines:
+            return "\n".join(lines)
+    return ""

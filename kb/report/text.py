@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import shutil
 import sys
+import textwrap
 from typing import Any, TextIO
 
 from dsl.compiler import KnowledgeBase
@@ -131,9 +132,9 @@ def _first_screen(r: Report, ranked: list[Verdict], style: Style, width: int) ->
         more = f"; {others} other case(s) also match" if others else ""
         out += [
             style.bold(f"Most likely: {c.verdict.id} ({c.level_words}{rank}){more}"),
-            f"  {c.verdict.title}",
+            *_wrapped(c.verdict.title, "  ", width),
             *why_first(ranked),
-            f"  why: {r.why}",
+            *_wrapped(r.why, "  why: ", width),
         ]
     elif r.state == "possible":
         names = ", ".join(c.verdict.id for c in r.possible[:3])
@@ -141,7 +142,7 @@ def _first_screen(r: Report, ranked: list[Verdict], style: Style, width: int) ->
             style.bold("No known case is confirmed or likely."),
             f"Possible (weak signs only): {names}",
             *why_first(ranked),
-            f"  why: {r.why}",
+            *_wrapped(r.why, "  why: ", width),
         ]
     else:
         out += [style.bold("No known case matches this evidence."), f"  {r.why}."]
@@ -152,6 +153,14 @@ def _first_screen(r: Report, ranked: list[Verdict], style: Style, width: int) ->
     return [
         line if line in keep else _clip(line, width + len(line) - len(_plain(line))) for line in out
     ]
+
+
+def _wrapped(text: str, lead: str, width: int, lines: int = 2) -> list[str]:
+    """At most `lines` lines of `width`; the last one cut with an ellipsis."""
+    out = textwrap.wrap(text, width, initial_indent=lead, subsequent_indent=" " * len(lead))
+    if len(out) > lines:
+        out = [*out[: lines - 1], _clip(out[lines - 1] + " " + out[lines].strip(), width)]
+    return out or [lead.rstrip()]
 
 
 def _plain(text: str) -> str:
