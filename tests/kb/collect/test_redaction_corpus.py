@@ -5,43 +5,14 @@ streamed line by line from a file (`kb run`) or copied into a fixture (`kb new`)
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pytest
+from redaction_cases import ALL_SECRETS, BENIGN, BENIGN_THEN_SECRETS, SECRETS, kept
 
 from kb.collect.scrub import scrub_file
 from kb.redact.fixture import FixtureRedactor
 from kb.redact.secrets import SecretRedactor
-
-CORPUS = Path(__file__).parent / "redaction_corpus"
-MARKED = re.compile(r"⟦(.*?)⟧", re.S)
-
-
-def _benign() -> list[str]:
-    text = (CORPUS / "benign.txt").read_text(encoding="utf-8")
-    return [line for line in text.splitlines() if line.strip() and not line.startswith("##")]
-
-
-def _secret_cases() -> list[tuple[str, list[str]]]:
-    """(text with the markers removed, the secrets marked in it) for each case."""
-    text = (CORPUS / "secret.txt").read_text(encoding="utf-8")
-    lines = [line for line in text.splitlines() if not line.startswith("##")]
-    cases = [c.strip("\n") for c in "\n".join(lines).split("\n\n") if c.strip()]
-    return [(MARKED.sub(r"\1", c) + "\n", MARKED.findall(c)) for c in cases]
-
-
-BENIGN = _benign()
-SECRETS = _secret_cases()
-
-
-def _windows(secret: str, width: int = 8) -> set[str]:
-    return {secret[i : i + width] for i in range(max(len(secret) - width + 1, 1))}
-
-
-def _kept(out: str, secrets: list[str]) -> list[str]:
-    """The secrets of which something (the whole, or any 8-byte window) is still in `out`."""
-    return [s for s in secrets if any(w in out for w in _windows(s))]
 
 
 def test_the_corpus_is_read() -> None:
@@ -62,23 +33,22 @@ def test_no_window_of_a_secret_is_kept(case: tuple[str, list[str]]) -> None:
     text, secrets = case
     redactor = SecretRedactor({})
     out = redactor.text("f.txt", text)
-    assert not _kept(out, secrets), out
+    assert not kept(out, secrets), out
     summary = redactor.summary()
     assert summary and summary[0].startswith("f.txt: ")
-    assert not _kept("\n".join(summary), secrets), summary  # names and kinds, never values
+    assert not kept("\n".join(summary), secrets), summary  # names and kinds, never values
     fixture = FixtureRedactor(environ={})
-    assert not _kept(fixture.redact(text), secrets) and fixture.secrets
+    assert not kept(fixture.redact(text), secrets) and fixture.secrets
 
 
 def test_a_file_streamed_line_by_line_keeps_no_secret(tmp_path: Path) -> None:
     """`kb run` redacts the job's files line by line: key blocks must still go whole."""
     path = tmp_path / "launcher.stdout.log"
-    benign = "".join(line + "\n" for line in BENIGN)
-    path.write_text(benign + "\n".join(text for text, _ in SECRETS), encoding="utf-8")
+    path.write_text(BENIGN_THEN_SECRETS, encoding="utf-8")
     assert scrub_file(path, SecretRedactor({}), "launcher.stdout.log")
     out = path.read_text(encoding="utf-8")
-    assert out.startswith(benign)
-    assert not _kept(out, [s for _, secrets in SECRETS for s in secrets])
+    assert out.splitlines()[: len(BENIGN)] == BENIGN
+    assert not kept(out, ALL_SECRETS)
     assert "-----END" not in out and "[REDACTED PRIVATE KEY]" in out
 
 
