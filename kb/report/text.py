@@ -213,8 +213,11 @@ def _candidate(index: int, c: Candidate, style: Style, verbose: bool, printed: s
     if c.shown:
         out.append("   evidence:")
         shown = c.shown if verbose else c.shown[:SHOWN_LINES]
+        said = None
         for item in shown:
-            out.append(f"    - {'; '.join(item.shows)}")
+            if item.shows != said:  # lines that show the same thing under one heading
+                said = item.shows
+                out.append(f"    - {'; '.join(item.shows)}")
             out += _evidence_line(item.line, style, "      ")
         if len(c.shown) > len(shown):
             out.append(
@@ -223,8 +226,11 @@ def _candidate(index: int, c: Candidate, style: Style, verbose: bool, printed: s
     if c.against:
         out.append("   speaks against:")
         out += [f"    - {reason}" for reason in c.against]
-    if c.confirm:
-        out.append("   to confirm it, collect:" if v.level != "confirmed" else "   also collect:")
+    if c.confirm and v.level != "confirmed":
+        out.append("   to confirm it, collect:")
+        out += _asks(c.confirm, style, "    ", printed)
+    elif c.confirm and verbose:
+        out.append("   other evidence that would prove it, collect:")
         out += _asks(c.confirm, style, "    ", printed)
     if c.helps and (verbose or v.level != "confirmed"):
         out.append("   would make it more or less likely, collect:")

@@ -99,9 +99,10 @@ def test_notes_questions_are_not_under_collect(
 
 
 def test_cuda_run_gets_no_ascend_step(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    out = diagnose(capsys, copy_fixture(MISMATCH, tmp_path / "mismatch"))
-    assert "TORCH_DISTRIBUTED_DEBUG=DETAIL" in out
-    assert "HCCL_ENTRY_LOG_ENABLE" not in out
+    folder = copy_fixture(MISMATCH, tmp_path / "mismatch")
+    for out in (diagnose(capsys, folder), diagnose(capsys, folder, "-v")):
+        assert "TORCH_DISTRIBUTED_DEBUG=DETAIL" in out
+        assert "HCCL_ENTRY_LOG_ENABLE" not in out
 
 
 def test_a_fix_the_notes_say_was_tried_is_not_first(
