@@ -12,15 +12,18 @@ STDIN = "-"
 
 class HelpFormatter(argparse.HelpFormatter):
     """argparse's formatter, except that a description or epilog keeps its line breaks and
-    the indentation of each line (so exit codes stay one a line); long lines still wrap."""
+    the indentation of each line (so exit codes stay one a line); long lines still wrap,
+    an indented line with a hanging indent."""
 
     def _fill_text(self, text: str, width: int, indent: str) -> str:
         lines = []
         for line in text.splitlines():
-            lead = indent + " " * (len(line) - len(line.lstrip()))
             words = line.strip()
+            depth = len(line) - len(line.lstrip())
+            lead = indent + " " * depth
+            hang = lead + "    " if depth else lead
             lines.append(
-                textwrap.fill(words, width, initial_indent=lead, subsequent_indent=lead + "    ")
+                textwrap.fill(words, width, initial_indent=lead, subsequent_indent=hang)
                 if words
                 else ""
             )

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from kb.cli.main import COMMANDS, build_parser, main
+from kb.cli.options import HelpFormatter, exit_status
 
 ROOT = Path(__file__).resolve().parents[2]
 CASE = """
@@ -217,3 +218,12 @@ def test_exit_codes_are_listed_one_per_line() -> None:
     text = _subparsers()["diagnose"].format_help()
     tail = text[text.index("exit status:") :].splitlines()
     assert [line.split()[0] for line in tail[1:4]] == ["0", "1", "2"]
+
+
+def test_descriptions_wrap_flush_left_and_exit_codes_hang() -> None:
+    formatter = HelpFormatter("kb")
+    prose = formatter._fill_text("word " * 30, 40, "")
+    assert len(prose.splitlines()) > 1 and not any(line[:1] == " " for line in prose.splitlines())
+    codes = formatter._fill_text(exit_status((3, "word " * 20)), 40, "").splitlines()
+    assert codes[0] == "exit status:" and codes[1].startswith("  3  word")
+    assert all(line.startswith("      word") for line in codes[2:]) and len(codes) > 2
