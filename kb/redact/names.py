@@ -57,7 +57,7 @@ _PLAIN = re.compile(
         | [-+]?\d[\d.,_]*(?:e[-+]?\d+)?(?:%|ms|s|\s+[a-z/%]{1,8})?
     )$"""
 )
-_CREDENTIAL = re.compile(r"[A-Za-z0-9+/=_.:~-]{16,}")
+_CREDENTIAL = re.compile(r"[A-Za-z0-9+/=_~-]{16,}")
 
 
 def words(name: str) -> list[str]:
@@ -91,7 +91,7 @@ def is_secret_name(name: str) -> bool:
 
 
 def looks_like_credential(value: str) -> bool:
-    """A known token format, or a long run of letters and digits that is not a path.
+    """A known token format, or a long run of letters and several digits, not a path.
 
     >>> looks_like_credential("3f9c1a7b2e8d4f60a1b2"), looks_like_credential("/root/.ssh/id_rsa")
     (True, False)
@@ -102,7 +102,7 @@ def looks_like_credential(value: str) -> bool:
     return (
         bool(_CREDENTIAL.fullmatch(value))
         and not value.startswith(("/", "~", "."))
-        and any(c.isdigit() for c in value)
+        and sum(c.isdigit() for c in value) >= 3  # `store_based_barrier_key_1` is a name
         and any(c.isalpha() for c in value)
     )
 
