@@ -163,10 +163,10 @@ def render_markdown(diagnosis: Diagnosis, kb: KnowledgeBase, facts: Any = None) 
         out += ["### Possible, from weaker signs", ""]
         for i, c in enumerate(r.possible, len(r.candidates) + 1):
             out += _candidate(i, c)
-    if r.near:
-        out += ["### Partly matching", ""]
-        out += [*[f"- {_code(case_id)}: {_text(why)}" for case_id, why in r.near], ""]
     if r.state in ("none", "possible"):
+        if r.near:
+            out += ["### Partly matching", ""]
+            out += [*[f"- {_code(case_id)}: {_text(why)}" for case_id, why in r.near], ""]
         if r.suspicious:
             out += [
                 "### Most suspicious lines",
