@@ -77,6 +77,10 @@ def fit_command(code: str, platform: str | None) -> str:
 
     >>> fit_command("export NCCL_DEBUG=INFO\\nexport HCCL_ENTRY_LOG_ENABLE=1  # Ascend", "cuda")
     'export NCCL_DEBUG=INFO'
+    >>> fit_command("nvidia-smi > smi.txt\\nnpu-smi info > npu.txt", "ascend")
+    'npu-smi info > npu.txt'
+    >>> fit_command("nvidia-smi > smi.txt\\nnpu-smi info > npu.txt", None).count("smi")
+    4
     """
     lines = code.splitlines()
     kept = []
