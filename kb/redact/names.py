@@ -15,6 +15,8 @@ Two kinds of final word:
 [True, False, False, True]
 >>> is_secret("hub_token", "abc123"), is_secret("pad_token", "abc"), is_secret("token", "512")
 (True, False, False)
+>>> is_secret("API_TOKEN", "abc"), is_secret("token", "tokenizer(text)"), is_secret("token", "abc")
+(True, False, False)
 """
 
 from __future__ import annotations
@@ -47,7 +49,7 @@ _WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 _PLACEHOLDER = re.compile(
     r"""(?ix)^(?:
         |none|null|nil|~|true|false|yes|no|on|off|unset|undefined|n/a|\*+|\.\.\.|-
-        |\[REDACTED[^\]]*\]|<[^<>]*>|\$\{?\w+\}?|%\w+%|\{\{[^}]*\}\}
+        |\[REDACTED[^\]]*\]|<[^<>]*>|\$\{?\w+\}?|\$\(.*|%\w+%|\{\{[^}]*\}\}
     )$"""
 )
 # what a special token or a count looks like: <pad>, </s>, <|endoftext|>, [PAD], 512, 0.5 ms
@@ -57,6 +59,10 @@ _PLAIN = re.compile(
         | [-+]?\d[\d.,_]*(?:e[-+]?\d+)?(?:%|ms|s|\s+[a-z/%]{1,8})?
     )$"""
 )
+# a TOKEN/AUTH value that is code, not a credential: a call, an index, a lower-case name
+# (`API_TOKEN=abc` in an environment keeps being masked: its name is upper case)
+_CALL = re.compile(r"[A-Za-z_][\w.]*[(\[]")
+_IDENTIFIER = re.compile(r"[a-z_][a-z_.]*$")
 _CREDENTIAL = re.compile(r"[A-Za-z0-9+/=_~-]{16,}")
 
 
@@ -78,6 +84,8 @@ def _ending(name: str) -> tuple[str, bool] | None:
         if tuple(ws[-len(tail) :]) == tail:
             return " ".join(tail), True
     last = ws[-1]
+    if last.endswith(("password", "passwd")):  # PGPASSWORD, dbpasswd
+        return last, True
     if last not in MAYBE or (last == "pwd" and len(ws) == 1):  # PWD: the current folder
         return None
     if last == "token" and len(ws) > 1 and ws[-2] in SPECIAL_TOKENS:
@@ -127,4 +135,7 @@ def is_secret(name: str, value: str) -> bool:
         return True
     if word == "key":
         return looks_like_credential(value)
-    return not _PLAIN.match(_bare(value))
+    bare = _bare(value)
+    if _CALL.match(bare) or (_IDENTIFIER.match(bare) and not name.isupper()):
+        return False  # code: `token = tokenizer(text)`, `self.token = token`
+    return not _PLAIN.match(bare)
