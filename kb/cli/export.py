@@ -11,12 +11,11 @@ from __future__ import annotations
 import argparse
 import contextlib
 import sys
-import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 
 from kb.cli.common import add_cases_option, load_kb
 from kb.cli.options import STDIN, exit_status
+from kb.cli.stdin_file import stdin_as_file
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
 EXIT_STATUS = exit_status(
@@ -95,37 +94,6 @@ def _fleet_missing(target: str) -> bool:
         return True
 
 
-@contextlib.contextmanager
-def _stdin_as_file() -> Iterator[Path]:
-    """Standard input spooled (bounded, as `kb diagnose -` reads it) into a temporary file
-    named for what it holds (`stdin.tar.gz`, `stdin.zip`, `stdin.gz`, `stdin`), since the
-    shipper walks a path twice: once to classify, once to send."""
-    from kb.evidence.facts import SkippedFile
-    from kb.evidence.limits import Limits
-    from kb.evidence.stdin import spool_stdin
-
-    skipped: list[SkippedFile] = []
-    spooled = spool_stdin(Limits(), skipped)
-    for s in skipped:
-        print(f"kb export jsonl: {s.path}: {s.reason}", file=sys.stderr)
-    assert spooled.opener is not None  # stdin is always spooled
-    stream = spooled.opener()
-    head = stream.read(4)
-    if spooled.archive:
-        suffix = (
-            ".zip" if head.startswith(b"PK") else ".tar.gz" if head[:2] == b"\x1f\x8b" else ".tar"
-        )
-    else:
-        suffix = ".gz" if spooled.gz else ""
-    with tempfile.TemporaryDirectory(prefix="kb-export-stdin-") as tmp:
-        path = Path(tmp) / f"stdin{suffix}"
-        with path.open("wb") as out:
-            out.write(head)
-            while chunk := stream.read(1 << 20):
-                out.write(chunk)
-        yield path
-
-
 def _jsonl(args: argparse.Namespace) -> int:
     from kb.export.shipper import write_jsonl
 
@@ -137,7 +105,11 @@ def _jsonl(args: argparse.Namespace) -> int:
         )
         return EXIT_USAGE
     with contextlib.ExitStack() as stack:
-        root = stack.enter_context(_stdin_as_file()) if args.evidence == STDIN else None
+        root = (
+            stack.enter_context(stdin_as_file("kb export jsonl"))
+            if args.evidence == STDIN
+            else None
+        )
         n = write_jsonl(root or Path(args.evidence), args.job, args.output)
     print(f"{args.output}: {n} record(s)")
     return EXIT_OK

@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from dsl.api import DEFAULT_CASES, case_paths_from_env
-from kb.cli.options import exit_status
+from kb.cli.options import STDIN, exit_status
+from kb.cli.stdin_file import stdin_as_file
 
 MAX_ID = 100  # a folder name, a page URL and a heading: short
 KEBAB = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")  # fullmatch: `$` would let a trailing newline in
@@ -41,7 +42,7 @@ def register(subparsers: Any) -> None:
         "--from-evidence",
         metavar="PATH",
         type=Path,
-        help="an evidence folder, log file or .tar/.tar.gz/.zip archive",
+        help="an evidence folder, log file or .tar/.tar.gz/.zip archive, or - for stdin",
     )
     p.add_argument(
         "--fixture-name",
@@ -106,6 +107,10 @@ class Made:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.from_evidence is not None and str(args.from_evidence) == STDIN:
+        with stdin_as_file("kb new") as piped:  # `-`: the evidence piped in, as a file
+            args.from_evidence = piped
+            return run(args)
     case_id: str = args.case_id
     if len(case_id) > MAX_ID:
         return _fail(f"case id `{case_id[:40]}…` is {len(case_id)} characters; at most {MAX_ID}")

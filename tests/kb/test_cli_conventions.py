@@ -146,6 +146,15 @@ def test_export_jsonl_reads_stdin(tmp_path: Path) -> None:
     assert record["line"] == ERROR.rstrip("\n")
 
 
+def test_new_drafts_from_stdin(tmp_path: Path) -> None:
+    cases = tmp_path / "drafts"
+    proc = _kb(["new", "cli-stdin-draft", "--cases", str(cases), "--from-evidence", "-"], ERROR)
+    assert proc.returncode in (0, 1), proc.stderr  # 1: a draft that does not yet pass itself
+    copied = cases / "cli-stdin-draft" / "fixtures" / "positive" / "stdin" / "stdin"
+    assert copied.read_text(encoding="utf-8") == ERROR
+    assert "ncclRemoteError" in (cases / "cli-stdin-draft" / "case.kb").read_text()
+
+
 # --- usage errors show the sub-command's own usage line --------------------------------------
 
 
