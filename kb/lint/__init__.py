@@ -19,6 +19,7 @@ from kb.lint.fixtures import (
     MissingFixture,
     RuleOutNeverHit,
     ShadowedCase,
+    StaleUntestedMark,
 )
 from kb.lint.metadata import MissingMetadata, PlaceholderText
 from kb.lint.remedies import UnverifiedStep
@@ -35,6 +36,7 @@ RULES: dict[str, type[Rule]] = {
         MissingFixture,
         EvidenceNeverHit,
         RuleOutNeverHit,
+        StaleUntestedMark,
         ShadowedCase,
         FixtureNotRead,
         UnverifiedStep,

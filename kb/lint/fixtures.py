@@ -3,6 +3,7 @@ positive evidence the case is the one `kb diagnose` puts first."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -42,7 +43,8 @@ def _roles(case: m.Case) -> tuple[set[str], set[str]]:
     against: set[str] = set()
     for clause in case.condition.clauses:
         for name, negated in positive_refs(clause.expr):
-            if clause.role is m.Role.RULING_OUT or negated:
+            # `rule_out a and not b`: `b` is an exception to the rule-out, so it speaks for
+            if (clause.role is m.Role.RULING_OUT) != negated:
                 against.add(name)
             else:
                 speaks_for.add(name)
@@ -51,58 +53,125 @@ def _roles(case: m.Case) -> tuple[set[str], set[str]]:
     return speaks_for, against - speaks_for
 
 
+UNTESTED = re.compile(r"#\s*untested:\s*(\S.*)")
+
+
+def acknowledged_gaps(case: m.Case) -> dict[str, str]:
+    """Queries marked `# untested: <why>` on the comment lines right above them.
+
+    Like semgrep's `todoruleid`: a query written from a vendor's documentation, whose line
+    no stored thread shows yet, is recorded with the reason instead of warned about."""
+    if not case.folder:
+        return {}
+    try:
+        lines = (Path(case.folder) / "case.kb").read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return {}
+    out: dict[str, str] = {}
+    for q in case.queries:
+        i = q.span.line - 2
+        while 0 <= i < len(lines) and lines[i].lstrip().startswith("#"):
+            found = UNTESTED.match(lines[i].strip())
+            if found:
+                out[q.name] = found.group(1)
+            i -= 1
+    return out
+
+
+def _unshown(case: m.Case, names: set[str]) -> Iterator[tuple[m.Query, int]]:
+    """Queries among `names` that no real evidence shows: not true on any fixture of the
+    case, and (for a log query) no line of any fixture in the knowledge base matches."""
+    from kb.fixtures import default_roots
+    from kb.lint.corpus import first_match
+
+    runs = [r for r in fixture_runs(case) if r.error is None]
+    if not runs:
+        return
+    roots = default_roots(Path(case.folder))
+    for q in case.queries:
+        if q.name not in names or any(r.truths.get(q.name) == "true" for r in runs):
+            continue
+        if first_match(q, roots) is None:
+            yield q, len(runs)
+
+
+def _no_evidence(rule: Rule, case: m.Case, q: m.Query, runs: int, what: str) -> Diagnostic:
+    where = (
+        ", and its pattern matches no line of any fixture in the knowledge base"
+        if isinstance(q, m.LogQuery)
+        else ""
+    )
+    return rule.report(
+        q.span, f"{what} `{q.name}` holds on none of the {runs} fixture(s) of `{case.id}`{where}"
+    )
+
+
 class EvidenceNeverHit(Rule):
-    """An alternative of `require a or b` no fixture exercises is untested code.
+    """An alternative of `require a or b` that no real evidence shows is untested code.
 
     Warning: a required query missing everywhere already fails `kb test`; what is left are
-    alternatives and supports that no real evidence has shown yet.
+    alternatives and supports. Real evidence is any fixture of the case, or, for a log
+    query, a line of any fixture in the knowledge base (`kb.lint.corpus`): the line may
+    have been posted in another case's thread. A query no stored thread shows yet is
+    recorded with `# untested: <why>` above it, which this rule accepts.
     """
 
     code = "lint/evidence-never-hit"
     severity = Severity.WARNING
-    description = (
-        "An evidence query that speaks for the case holds on none of its positive fixtures."
+    description = "An evidence query that speaks for the case holds on no real evidence stored."
+    help = (
+        "add a fixture that shows it, or fix the query (is the regex too strict?); if no "
+        "public thread shows it yet, say so in a `# untested: <why>` comment above it"
     )
-    help = "add a positive fixture that shows it, or fix the query (is the regex too strict?)"
 
     def check(self, case: m.Case, cases: list[m.Case]) -> Iterator[Diagnostic]:
-        runs = [r for r in fixture_runs(case) if r.positive and r.error is None]
-        if not runs:
-            return
         speaks_for, _ = _roles(case)
-        for q in case.queries:
-            if q.name in speaks_for and not any(r.truths.get(q.name) == "true" for r in runs):
-                yield self.report(
-                    q.span,
-                    f"evidence `{q.name}` holds on none of the "
-                    f"{len(runs)} positive fixture(s) of `{case.id}`",
-                )
+        gaps = acknowledged_gaps(case)
+        for q, runs in _unshown(case, speaks_for - set(gaps)):
+            yield _no_evidence(self, case, q, runs, "evidence")
 
 
 class RuleOutNeverHit(Rule):
-    """A `rule_out` is proven by a near miss it excludes; that is the negative fixture's job.
+    """A `rule_out` is proven by a near miss it excludes.
 
     Positive fixtures cannot prove it (the case must match there), so a query used only to
-    rule out (or only negated) must hold on some negative fixture. Warning, not error: a rare
-    alternative can be ruled out before anyone has handed over its logs.
+    rule out (or only negated) must hold on real evidence: a negative fixture of the case,
+    or a line of any fixture in the knowledge base, where the near miss may be filed as
+    another case's incident. Warning, not error: a rare alternative can be ruled out before
+    anyone has handed over its logs (then say so with `# untested: <why>`).
     """
 
     code = "lint/rule-out-never-hit"
     severity = Severity.WARNING
-    description = "A query used only to rule the case out holds on none of its negative fixtures."
-    help = "add the near miss it excludes as fixtures/negative/<name>/"
+    description = "A query used only to rule the case out holds on no real evidence stored."
+    help = (
+        "add the near miss it excludes as fixtures/negative/<name>/; if no public thread "
+        "shows it yet, say so in a `# untested: <why>` comment above it"
+    )
 
     def check(self, case: m.Case, cases: list[m.Case]) -> Iterator[Diagnostic]:
-        runs = [r for r in fixture_runs(case) if not r.positive and r.error is None]
-        if not runs:
-            return
         _, against = _roles(case)
+        gaps = acknowledged_gaps(case)
+        for q, runs in _unshown(case, against - set(gaps)):
+            yield _no_evidence(self, case, q, runs, "rule-out evidence")
+
+
+class StaleUntestedMark(Rule):
+    code = "lint/stale-untested-mark"
+    severity = Severity.WARNING
+    description = "A query marked `# untested:` holds on a fixture of its case after all."
+    help = "remove the `# untested:` comment: a fixture shows the query now"
+
+    def check(self, case: m.Case, cases: list[m.Case]) -> Iterator[Diagnostic]:
+        gaps = acknowledged_gaps(case)
+        if not gaps:
+            return
+        runs = [r for r in fixture_runs(case) if r.error is None]
         for q in case.queries:
-            if q.name in against and not any(r.truths.get(q.name) == "true" for r in runs):
+            shown = [r.path for r in runs if r.truths.get(q.name) == "true"]
+            if q.name in gaps and shown:
                 yield self.report(
-                    q.span,
-                    f"rule-out evidence `{q.name}` holds on none of the "
-                    f"{len(runs)} negative fixture(s) of `{case.id}`",
+                    q.span, f"evidence `{q.name}` is marked untested but holds on `{shown[0]}`"
                 )
 
 
