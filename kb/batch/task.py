@@ -23,8 +23,10 @@ _SHIPPED: dict[str, Any] = {}  # object id -> knowledge base, per worker process
 
 def load_kb(case_roots: list[str], use_cache: bool = True) -> Any:
     from dsl.compiler import load_knowledge_base
+    from kb.lint.drafts import leave_out_drafts
 
-    return load_knowledge_base(case_roots, use_cache=use_cache, with_env=False)
+    # as `kb diagnose` does: an unfinished draft in a pack never names a job's cause
+    return leave_out_drafts(load_knowledge_base(case_roots, use_cache=use_cache, with_env=False))
 
 
 def _diagnose(kb: Any, path: str) -> dict[str, Any]:

@@ -153,3 +153,12 @@ def test_a_draft_never_names_the_cause_of_an_unrelated_failure(
     assert "keyerror-draft" not in ids
     assert "case `keyerror-draft` is an unfinished draft, left out of the diagnosis" in out.err
     assert "Traceback" not in out.err.replace("Traceback (most recent", "")
+
+
+def test_the_fleet_loader_leaves_drafts_out_too(tmp_path: Path, traceback_evidence: Path) -> None:
+    from kb.batch.task import load_kb
+
+    pack = _draft(tmp_path, traceback_evidence)
+    kb = load_kb([str(pack)], use_cache=False)
+    assert kb.get("keyerror-draft") is None
+    assert any("keyerror-draft` is an unfinished draft" in d.message for d in kb.diagnostics)
