@@ -389,16 +389,11 @@ def _first_fix(candidate: Candidate | None) -> Fix | None:
 
 
 def _why(c: Candidate) -> str:
-    """The one line on why: the most specific things seen, with where."""
-    parts: list[str] = []
-    said: set[str] = set()
-    for item in c.shown:
-        if item.shows[0] not in said and len(parts) < 2:
-            said.add(item.shows[0])
-            parts.append(f"{item.shows[0]} ({item.line.where})")
-    if not parts:
+    """The one line on why: where the most specific sign was seen, and what it shows."""
+    if not c.shown:
         return "its signs hold"
-    return "; ".join(parts)
+    item = c.shown[0]
+    return f"{item.line.where} shows {item.shows[0]}"
 
 
 def build(diagnosis: Diagnosis, kb: KnowledgeBase, facts: Any = None) -> Report:

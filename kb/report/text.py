@@ -134,7 +134,7 @@ def _first_screen(r: Report, ranked: list[Verdict], style: Style, width: int) ->
             style.bold(f"Most likely: {c.verdict.id} ({c.level_words}{rank}){more}"),
             *_wrapped(c.verdict.title, "  ", width),
             *why_first(ranked),
-            *_wrapped(r.why, "  why: ", width),
+            *_wrapped(r.why, "  why: ", width, 1),
         ]
     elif r.state == "possible":
         names = ", ".join(c.verdict.id for c in r.possible[:3])
@@ -142,7 +142,7 @@ def _first_screen(r: Report, ranked: list[Verdict], style: Style, width: int) ->
             style.bold("No known case is confirmed or likely."),
             f"Possible (weak signs only): {names}",
             *why_first(ranked),
-            *_wrapped(r.why, "  why: ", width),
+            *_wrapped(r.why, "  why: ", width, 1),
         ]
     else:
         out += [style.bold("No known case matches this evidence."), f"  {r.why}."]
@@ -157,7 +157,10 @@ def _first_screen(r: Report, ranked: list[Verdict], style: Style, width: int) ->
 
 def _wrapped(text: str, lead: str, width: int, lines: int = 2) -> list[str]:
     """At most `lines` lines of `width`; the last one cut with an ellipsis."""
-    out = textwrap.wrap(text, width, initial_indent=lead, subsequent_indent=" " * len(lead))
+    indent = " " * len(lead)
+    out = textwrap.wrap(
+        text, width, initial_indent=lead, subsequent_indent=indent, break_on_hyphens=False
+    )
     if len(out) > lines:
         out = [*out[: lines - 1], _clip(out[lines - 1] + " " + out[lines].strip(), width)]
     return out or [lead.rstrip()]
