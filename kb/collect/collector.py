@@ -70,7 +70,7 @@ def gather(
     )
     for name, value in job_variables(env).items():
         if variables[name] != value:
-            redactor.text("env.txt", f"{name}=x")  # notes the name; the value never goes in
+            redactor.note("env.txt", f"{name} (secret variable)")
     report.captured.append(Captured(file="env.txt", output=env_out, text=env_text or None))
     for cap in report.captured:
         if cap.text is not None:

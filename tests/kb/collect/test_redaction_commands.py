@@ -13,6 +13,7 @@ from pathlib import Path
 from launch_fakes import KB, REPO, base_env, tool
 from redaction_cases import ALL_SECRETS, BENIGN, BENIGN_THEN_SECRETS, kept
 
+KEY = "3f9c1a7b2e8d4f60a1b2c3d4e5f6"
 JWT = "eyJhbGciOiJIUzI1NiJ9.eyJzdW4iOiJzbHVybS1jb3JwdXMifQ.c2x1cm1jb3JwdXNzaWduYXR1cmU"
 # the words the issue found removed, in a log kb new copies (its host names change, these not)
 ISSUE_WORDS = ["max_new_tokens: 512", "num_tokens=4096", "--max_tokens 512", "tokenizers==0.20.3",
@@ -54,6 +55,7 @@ def test_kb_collect_keeps_package_names_but_no_secret(tmp_path: Path) -> None:
     bin_dir, home = tmp_path / "bin", tmp_path / "home"
     env = base_env(bin_dir, home)
     env["SLURM_JWT"] = JWT
+    env["NCCL_PLUGIN_KEY"] = KEY  # a KEY is masked for its value's look: named all the same
     (tmp_path / "freeze.txt").write_text(BENIGN_THEN_SECRETS, encoding="utf-8")
     python = tool(
         bin_dir, "fakepython", f'[ "$2" = pip ] && exec cat {tmp_path}/freeze.txt\nexit 1'
@@ -67,8 +69,9 @@ def test_kb_collect_keeps_package_names_but_no_secret(tmp_path: Path) -> None:
     freeze = (out / "pip-freeze.txt").read_text(encoding="utf-8")
     assert freeze.splitlines()[: len(BENIGN)] == BENIGN
     assert "SLURM_JWT=[REDACTED]" in (out / "env.txt").read_text(encoding="utf-8")
-    assert not _leaks(out, [*ALL_SECRETS, JWT])
-    assert "env.txt: SLURM_JWT (secret variable)" in proc.stdout
+    assert not _leaks(out, [*ALL_SECRETS, JWT, KEY])
+    assert "NCCL_PLUGIN_KEY (secret variable)" in proc.stdout
+    assert "SLURM_JWT (secret variable)" in proc.stdout
 
 
 def test_kb_new_copies_config_words_but_no_secret(tmp_path: Path) -> None:
