@@ -8,6 +8,7 @@ from pathlib import Path
 
 from dsl import model as m
 from dsl.diagnostics import Diagnostic, Severity
+from dsl.span import Span
 from kb.lint.base import Rule, is_placeholder
 
 REQUIRED = ("title", "summary", "severity", "components", "references", "provenance")
@@ -15,6 +16,13 @@ REQUIRED = ("title", "summary", "severity", "components", "references", "provena
 
 def written_attributes(case: m.Case) -> set[str] | None:
     """Top-level attribute and block names as typed (severity has a default in the model)."""
+    spans = attribute_spans(case)
+    return None if spans is None else set(spans)
+
+
+def attribute_spans(case: m.Case) -> dict[str, Span] | None:
+    """Where each top-level attribute or block was written (the model keeps the case's span
+    for title, summary and cause), or None when the file cannot be read again."""
     from dsl.parser import CaseSyntaxError, parse_text
 
     path = Path(case.folder) / "case.kb" if case.folder else Path(case.span.path)
@@ -22,7 +30,11 @@ def written_attributes(case: m.Case) -> set[str] | None:
         tree = parse_text(path.read_text(encoding="utf-8"), str(path))
     except (OSError, UnicodeDecodeError, CaseSyntaxError):
         return None
-    return {item.name for item in tree.case.items if hasattr(item, "name")}
+    out: dict[str, Span] = {}
+    for item in tree.case.items:
+        if hasattr(item, "name"):
+            out.setdefault(item.name, item.span.model_copy(update={"path": case.span.path}))
+    return out
 
 
 class MissingMetadata(Rule):
@@ -78,12 +90,16 @@ class PlaceholderText(Rule):
                     ("step why", step.why, step),
                     ("step verify", step.verify, step),
                 ]
+        written = attribute_spans(case) or {}
         for what, text, node in texts:
             if text is not None and (
                 is_placeholder(text.en) or (text.zh is not None and is_placeholder(text.zh))
             ):
+                span = text.span if text.span.line else node.span
+                if node is case and what in written:
+                    span = written[what]
                 yield self.report(
-                    text.span if text.span.line else node.span,
+                    span,
                     f"{what} is still a placeholder: {text.en.strip()[:60]!r}",
                 )
         for q in case.queries:

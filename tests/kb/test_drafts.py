@@ -83,7 +83,9 @@ def test_a_traceback_draft_fails_check_with_the_line_and_a_caret(
     capsys.readouterr()
     assert main(["check", str(pack)]) == 1
     out = capsys.readouterr().out
-    assert "error: title is still a placeholder" in out
+    text = (pack / "keyerror-draft" / "case.kb").read_text(encoding="utf-8").splitlines()
+    title_line = next(i for i, line in enumerate(text, 1) if line.startswith("  title "))
+    assert f"case.kb:{title_line}:3: error: title is still a placeholder" in out
     # every reason carries path:line:col, the line and a caret
     blocks = [b for b in out.split("\n\n") if ": error: " in b]
     assert blocks
