@@ -1,4 +1,5 @@
 """Complete evidence by construction: `kb collect` (the node), `kb run` (a launch, with logs,
 stacks and a progress watchdog) and `kb preflight` (known-bad setups before a launch).
 
-Everything captured goes through `redaction` before it is written; nothing is uploaded."""
+Everything captured goes through the redactor (`kb.redact`) before it is written; nothing is
+uploaded."""
