@@ -83,7 +83,7 @@ class Stopper:
     @contextlib.contextmanager
     def installed(self) -> Iterator[None]:
         """The forwarding handlers, for the launcher's whole life (main thread only)."""
-        previous: dict[int, Any] = {}
+        previous: dict[signal.Signals, Any] = {}
         for sig in FORWARDED:
             if sig == signal.SIGHUP and signal.getsignal(sig) == signal.SIG_IGN:
                 continue  # nohup: see the module's docstring
@@ -94,8 +94,8 @@ class Stopper:
         try:
             yield
         finally:
-            for sig, handler in previous.items():
-                signal.signal(sig, handler)
+            for number, handler in previous.items():
+                signal.signal(number, handler)
 
     def attach(self, pgid: int) -> None:
         self.pgid = pgid

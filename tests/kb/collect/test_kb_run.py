@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from launch_fakes import KB, REPO
@@ -83,17 +85,39 @@ def test_the_exit_code_and_environment_are_the_launchers(tmp_path: Path) -> None
     assert "NCCL_DEBUG" not in added and added["TORCH_NCCL_DUMP_ON_TIMEOUT"] == "1"
 
 
-def _start(bundle: Path) -> subprocess.Popen[str]:
+def _ignoring(*signals: int) -> Callable[[], None]:
+    """What `nohup … &`, cron and CI runners do to a command: these signals start ignored."""
+
+    def ignore() -> None:
+        for sig in signals:
+            signal.signal(sig, signal.SIG_IGN)
+
+    return ignore
+
+
+def _start(bundle: Path, *, ignored: tuple[int, ...] = (), args: tuple[str, ...] = (),
+           command: tuple[str, ...] = ("-m", "examples.launch.hang_at_save"),
+           ready: str = "step 2 done") -> subprocess.Popen[str]:  # fmt: skip
     proc = subprocess.Popen(
-        [*KB, "run", "--bundle", str(bundle), "--stall-after", "600", "--",
-         sys.executable, "-m", "examples.launch.hang_at_save"],
+        [*KB, "run", "--bundle", str(bundle), "--stall-after", "600", *args, "--",
+         sys.executable, *command],
         cwd=REPO, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        preexec_fn=_ignoring(*ignored),
     )  # fmt: skip
     assert proc.stdout is not None
-    for line in proc.stdout:  # wait until the ranks are past their first step
-        if line.startswith("[rank") and "step 2 done" in line:
+    for line in proc.stdout:  # wait until the job is where the test wants it
+        if ready in line:
             break
     return proc
+
+
+def _alive(pid: int) -> bool:
+    """Running or sleeping (a zombie left for init to reap has stopped)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_bytes()
+    except OSError:
+        return False
+    return stat[stat.rfind(b")") + 2 :].split()[0] != b"Z"
 
 
 def test_sigterm_and_sigint_reach_the_launcher(tmp_path: Path) -> None:
@@ -107,6 +131,57 @@ def test_sigterm_and_sigint_reach_the_launcher(tmp_path: Path) -> None:
         # the launcher got it and died of it (Python re-raises SIGINT after KeyboardInterrupt)
         assert proc.returncode == 128 + sig
         assert record["exit_code"] == proc.returncode
+
+
+def test_signals_reach_the_launcher_when_the_calling_shell_ignores_them(tmp_path: Path) -> None:
+    """Started as `nohup kb run … &` is: SIGINT and SIGHUP ignored. The launcher must still get
+    default dispositions, die of the SIGINT kb forwards, and leave nothing of its group."""
+    bundle = tmp_path / "ignored"
+    proc = _start(bundle, ignored=(signal.SIGINT, signal.SIGHUP))
+    started = re.search(r"started 4 workers, pids \[([\d, ]+)\]",
+                        (bundle / "logs/launcher.stdout.log").read_text())  # fmt: skip
+    assert started, "the example launcher names its workers"
+    workers = [int(pid) for pid in started.group(1).split(", ")]
+    proc.send_signal(signal.SIGINT)
+    _out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 128 + signal.SIGINT, err
+    assert "got SIGINT; sent SIGINT to the job" in err
+    record = json.loads((bundle / "kb-run.json").read_text())
+    assert record["signals_forwarded"] == ["SIGINT"]
+    assert record["status"] == -signal.SIGINT  # the launcher itself died of it
+    assert not [pid for pid in workers if _alive(pid)]
+
+
+def test_a_job_that_ignores_signals_is_escalated_to_sigkill(tmp_path: Path) -> None:
+    script = ("import signal, time\n"
+              "signal.signal(signal.SIGINT, signal.SIG_IGN)\n"
+              "signal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
+              "print('ready', flush=True)\n"
+              "time.sleep(600)\n")  # fmt: skip
+    bundle = tmp_path / "stubborn"
+    proc = _start(bundle, args=("--grace", "1"), command=("-c", script), ready="ready")
+    proc.send_signal(signal.SIGINT)
+    _out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 128 + signal.SIGKILL, err
+    steps = [line for line in err.splitlines() if "sent SIG" in line]
+    assert [s.split("sent ", 1)[1].split()[0].rstrip(";") for s in steps] == [
+        "SIGINT", "SIGTERM", "SIGKILL"], steps  # fmt: skip
+    assert "SIGTERM in 1 s if it is still running" in steps[0]
+
+
+def test_nothing_of_the_job_outlives_kb_run(tmp_path: Path) -> None:
+    """A launcher that forks a child holding its output and exits: kb run does not wait for
+    the child, and stops it (it would otherwise keep the pipes open and run on)."""
+    script = ("import subprocess, sys\n"
+              "child = subprocess.Popen(['sleep', '600'])\n"
+              "print('child', child.pid, flush=True)\n")  # fmt: skip
+    bundle = tmp_path / "leftover"
+    proc = subprocess.run([*KB, "run", "--bundle", str(bundle), "--", sys.executable, "-c", script],
+                          cwd=REPO, env=_env(), capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    pid = int(proc.stdout.split("child ", 1)[1].split()[0])
+    assert "outlived the launcher" in proc.stderr and str(pid) in proc.stderr
+    assert not _alive(pid)
 
 
 def test_torchrun_gets_its_own_per_process_log_flags() -> None:
