@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-from kb.redact.names import is_placeholder, is_secret, words
+from kb.redact.names import is_placeholder, is_secret, is_secret_name, words
 from kb.redact.shapes import MASK
 
 _SEP = r"(?P<sep>[ \t]*(?:=(?!=)|:(?![:/=]))[ \t]*)"
@@ -29,7 +29,9 @@ _INLINE = re.compile(r"(?<![\w.-])(?P<dash>-{0,2})" + _NAME + _SEP)
 _FLAG = re.compile(
     r"(?<![\w-])--?(?P<name>[A-Za-z][\w-]*)[ \t]+(?P<value>\"[^\"]*\"|'[^']*'|[^\s\"'-][^\s\"']*)"
 )
-_UNQUOTED = re.compile(r"<[^<>\r\n]*>|\[[^\[\]\r\n]*\]|[^\s,;&\"'`)\]}]+")
+_UNQUOTED = re.compile(r"<[^<>\r\n]{0,4096}>|\[[^\[\]\r\n]{0,4096}\]|[^\s,;&\"'`)\]}]{1,4096}")
+_UNQUOTED_ALL = re.compile(r"[^\s,;&\"'`)\]}]+")
+LONGEST = 4096  # a value this long next to a secret name is masked unread (bounded time)
 _TYPE = re.compile(r"(?:str|int|float|bool|bytes|Optional|Union|Any|SecretStr|list|dict)\b")
 _QUERY_SECRET = frozenset({"sig", "signature", "credential"})
 
@@ -67,6 +69,9 @@ def _inline(line: str, found: list[str]) -> str:
     while (m := _INLINE.search(line, scan)) is not None:
         start = m.end()
         before = line[m.start() - 1] if m.start() and not m.group("dash") else ""
+        if not (is_secret_name(m.group("name")) or _in_query(before)):
+            scan = start  # most names: no value to read (and no quadratic time on long lines)
+            continue
         quote = line[start : start + 1]
         if quote in ("'", '"', "`"):
             end = line.find(quote, start + 1)
@@ -80,7 +85,11 @@ def _inline(line: str, found: list[str]) -> str:
                 scan = start
                 continue
             value, vstart, vend = v.group(0), start, v.end()
-        if not _secret(m.group("name"), value, before):
+            if len(value) >= LONGEST:
+                whole = _UNQUOTED_ALL.match(line, start)
+                vend = whole.end() if whole else vend
+                value = "x" * LONGEST  # secret whatever it holds
+        if len(value) < LONGEST and not _secret(m.group("name"), value, before):
             scan = start
             continue
         found.append(_label(m.group("name"), before))

@@ -70,7 +70,7 @@ CONTEXTUAL: tuple[Shape, ...] = (
     _shape("bearer token", r"(?i)\b(bearer\s+)(?!\[REDACTED)[A-Za-z0-9._~+/=-]{8,}", r"\1" + MASK),
     _shape(
         "netrc password",
-        r"(?i)(\b(?:machine\s+\S+|default)\s.*?\bpassword\s+)(?!\[)\S+",
+        r"(?i)(\b(?:machine\s+\S+|default)\s.{0,300}?\bpassword\s+)(?!\[)\S+",
         r"\1" + MASK,
     ),
     _shape("netrc password", r"(?i)^(\s*password\s+)(?!\[)\S+(\s*)$", r"\1" + MASK + r"\2"),
@@ -81,7 +81,7 @@ CONTEXTUAL: tuple[Shape, ...] = (
     ),
 )
 
-_URL = re.compile(r"\b[A-Za-z][A-Za-z0-9+.-]*://([^\s\"'<>`]+)")
+_URL = re.compile(r"\b[A-Za-z][A-Za-z0-9+.-]{0,31}://([^\s\"'<>`]+)")  # bounded: linear
 _HOST_AFTER = re.compile(r"[A-Za-z0-9\[][A-Za-z0-9.\-\]:]*?(?::\d+)?(?=[/?#]|$)")
 _PORT = re.compile(r"\d*")
 _DOTTED_HOST_AFTER = re.compile(

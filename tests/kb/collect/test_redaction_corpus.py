@@ -83,3 +83,11 @@ def test_every_stored_fixture_is_left_alone() -> None:
         assert redactor.text(path.name, text) == text, path
         read += 1
     assert read >= 1000 and redactor.summary() == []
+
+
+def test_a_value_too_long_to_judge_is_masked_whole() -> None:
+    """Values are read at most 4 KiB at a time (a long line of `key:key:…` stays linear); a
+    longer one next to a secret name goes whole, even where its start looks harmless."""
+    line = "cfg key: " + "ab:" * 3000 + " next\n"
+    assert SecretRedactor({}).text("f", line) == "cfg key: [REDACTED] next\n"
+    assert SecretRedactor({}).text("f", "key: " + "ab:" * 30 + "\n") == "key: " + "ab:" * 30 + "\n"
