@@ -41,9 +41,10 @@ from kb.redact.shapes import (
 
 MAX_KEY_LINES = 400  # a private key block is shorter (an 8192-bit RSA key: about 100 lines)
 MIN_VALUE = 6  # shorter values are masked where they are assigned only (a "1" is everywhere)
-# every layer needs one of these on the line (a name, a token prefix, a URL, a header)
+# every layer needs one of these on the (lower-cased) line: a name, a token prefix, a URL, a
+# header; searched without IGNORECASE, which made this first look 7 times slower
 _TRIGGER = re.compile(
-    r"(?i)token|secret|pass|pwd|credential|creds|key|auth|jwt|cookie|bearer|hf_|gh[pousr]_|"
+    r"token|secret|pass|pwd|credential|creds|key|auth|jwt|cookie|bearer|hf_|gh[pousr]_|"
     r"github_pat_|gl[a-z]{1,3}-|akia|asia|sk-|xox|pypi-|eyj|://|sig=|signature"
 )
 
@@ -69,7 +70,7 @@ class SecretRedactor:
 
     def line(self, file: str, line: str) -> str:
         """One line (no private-key block in it) with every secret masked."""
-        if not _TRIGGER.search(line) and not any(v in line for v in self._values):
+        if not _TRIGGER.search(line.lower()) and not any(v in line for v in self._values):
             return line
         found: list[str] = []
         out = apply(line, CONTEXT_STEPS, found)
