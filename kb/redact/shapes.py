@@ -21,8 +21,8 @@ MASK = "[REDACTED]"
 PEM_BEGIN = re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")
 PEM_END = re.compile(r"-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")
 PEM_MASK = "[REDACTED PRIVATE KEY]"
-# a line inside a key block: base64, a header (Proc-Type, DEK-Info), or blank, after a log
-# prefix such as `[rank0]:`; anything else means the block was cut short
+# a line of key material: base64, a header (Proc-Type, DEK-Info) or blank, after a log
+# prefix such as `[rank0]:`; what a block with no END line loses (a block with one goes whole)
 _PEM_BODY = re.compile(
     r"^\s*(?:\[[^\]]*\]:?\s*)?(?:[A-Za-z0-9+/=]+|(?:Proc-Type|DEK-Info|Comment|Version):.*)?\s*$"
 )
