@@ -129,7 +129,11 @@ def _candidate(index: int, c: Candidate) -> list[str]:
 
 def _head(r: Report, diagnosis: Diagnosis) -> list[str]:
     out = []
-    if r.state == "empty":
+    if r.state == "empty" and r.skipped:
+        out += [f"**Nothing could be read in {_code(r.root)}: every file was skipped.**", ""]
+        out += [f"- {_code(path)}: {_text(reason)}" for path, reason in r.skipped]
+        out.append("")
+    elif r.state == "empty":
         out += [f"**This folder is empty: nothing was read in {_code(r.root)}.**", ""]
     elif r.state == "match":
         c = r.candidates[0]

@@ -104,7 +104,7 @@ class Candidate:
 @dataclass
 class Report:
     root: str
-    state: str  # match | possible | none | empty
+    state: str  # match | possible | none | empty (nothing read: no file, or all skipped)
     platform: str | None
     answer: str
     why: str
@@ -119,6 +119,7 @@ class Report:
     progress: list[tuple[str, EvidenceLine]]
     read: list[str]
     distinctions: list[str]
+    skipped: list[tuple[str, str]] = field(default_factory=list)  # (file, why), when empty
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -417,10 +418,15 @@ def build(diagnosis: Diagnosis, kb: KnowledgeBase, facts: Any = None) -> Report:
     best = next(iter(candidates or possible), None)
     next_steps = b.next_steps() if not candidates else []
     root = diagnosis.evidence_root or "."
+    skipped = [(str(s.get("path", "?")), str(s.get("reason", "")))
+               for s in diagnosis.evidence.get("skipped") or []]  # fmt: skip
     if empty:
         state = "empty"
         answer = f"Nothing to diagnose: no file was read in {root}"
-        why = "the folder is empty (or every file in it was skipped)"
+        why = "the folder is empty"
+        if skipped:
+            answer = f"Nothing could be read in {root}: every file was skipped"
+            why = "; ".join(f"{path}: {reason}" for path, reason in skipped[:3])
     elif candidates:
         state = "match"
         c = candidates[0]
@@ -458,6 +464,7 @@ def build(diagnosis: Diagnosis, kb: KnowledgeBase, facts: Any = None) -> Report:
         progress=progress,
         read=read,
         distinctions=distinctions,
+        skipped=skipped if empty else [],
     )
 
 

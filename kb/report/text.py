@@ -119,7 +119,15 @@ def _asks(items: list[Ask], style: Style, indent: str, printed: set[str]) -> lis
 
 def _first_screen(r: Report, ranked: list[Verdict], style: Style, width: int) -> list[str]:
     out: list[str] = []
-    if r.state == "empty":
+    if r.state == "empty" and r.skipped:
+        out.append(style.bold(f"Nothing could be read in {r.root}: "
+                              f"{len(r.skipped)} file(s) skipped."))  # fmt: skip
+        out += [f"  {path}: {reason}" for path, reason in r.skipped[:3]]
+        if len(r.skipped) > 3:
+            out.append(f"  … and {len(r.skipped) - 3} more (kb evidence lists them)")
+        out.append("  Hand over readable copies (or capture anew with `kb collect`), then run "
+                   "kb diagnose again.")  # fmt: skip
+    elif r.state == "empty":
         out += [
             style.bold(f"This folder is empty: nothing was read in {r.root}."),
             "  There is nothing to diagnose yet. Put the job's logs here, or capture the",
