@@ -35,6 +35,9 @@ _RUN = re.compile(rb"[-=_~*#]{3}|" + BOX)
 _EDGE = rb"(?:\||\+|" + BOX + rb")"
 _ROW = re.compile(rb"[ \t]*" + _EDGE + rb".*" + _EDGE)
 _BANNER = re.compile(rb"[ \t]*([-=_~*#])\1{2,}.*\S.*\1{3}")
+_OPENS = frozenset(b"-=_~*#+|:\xe2")  # what a drawn line (stripped) can start with
+_CLOSES = frozenset(b"-=_~*#")  # and a border behind a prefix ends with
+_BLANK = frozenset(b" \t\r\n\x0b\x0c")
 _BORDER_AFTER_PREFIX = re.compile(rb".*\s([-=_~*#])\1{9,}")  # `[…] [WARNING] ***********`
 
 
@@ -42,8 +45,13 @@ def is_drawn(line: bytes) -> bool:
     """True for a border or rule (`=====`, `---  ----`, `+--+`, `┏━━┓`), a table row that
     opens and closes with a frame character (`| … |`, `│ … │`), a banner (`*** x ***`) or a
     border behind a log prefix."""
-    line = line.rstrip()
     if len(line) < 3:
+        return False
+    first, last = line[0], line[-1]
+    if first not in _OPENS and last not in _CLOSES and first not in _BLANK and last not in _BLANK:
+        return False  # most lines: no copy, no regex
+    line = line.strip()
+    if len(line) < 3 or (line[0] not in _OPENS and line[-1] not in _CLOSES):
         return False
     if _RULE.fullmatch(line):
         return _RUN.search(line) is not None

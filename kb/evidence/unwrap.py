@@ -37,7 +37,6 @@ True
 from __future__ import annotations
 
 import re
-from collections import Counter
 
 from kb.evidence.drawing import BOX, is_drawn
 
@@ -59,11 +58,7 @@ def unwrap(data: bytes) -> bytes:
     if len(data) > MAX_BYTES or b"\n" not in data:
         return data
     lines = data.split(b"\n")
-    widths = Counter(
-        len(x.rstrip(b"\r")) for x in lines if len(x.rstrip(b"\r")) >= MIN_WIDTH and not is_drawn(x)
-    )
-    width, seen = widths.most_common(1)[0] if widths else (0, 0)
-    terminal = width if seen >= 2 else 0
+    terminal = _terminal_width(lines)
     out = list(lines)
     i = 0
     while i < len(out) - 1:
@@ -99,3 +94,28 @@ def unwrap(data: bytes) -> bytes:
             j += 1
         i = j
     return b"\n".join(out)
+
+
+def _terminal_width(lines: list[bytes]) -> int:
+    """The width most lines of at least MIN_WIDTH share (when two or more do), not counting
+    drawn lines. Lines are asked `is_drawn` only until their width is sure to win."""
+    by_width: dict[int, list[bytes]] = {}
+    for x in lines:
+        n = len(x) - (x[-1:] == b"\r")
+        if n >= MIN_WIDTH:
+            by_width.setdefault(n, []).append(x)
+    groups = sorted(by_width.items(), key=lambda item: -len(item[1]))
+    width = seen = 0
+    for i, (n, group) in enumerate(groups):
+        if len(group) <= seen:
+            break  # no width further down can have more lines
+        # more own lines than the next width has lines at all: nothing below can beat it
+        enough = max(seen, len(groups[i + 1][1]) if i + 1 < len(groups) else 0, 1) + 1
+        own = 0
+        for x in group:
+            own += not is_drawn(x)
+            if own >= enough:
+                return n
+        if own > seen:
+            width, seen = n, own
+    return width if seen >= 2 else 0

@@ -29,7 +29,10 @@ _FIELD = re.compile(r"^\s*(time|host|rank|exitcode|error_file|traceback)\s*: (.*
 _RANK = re.compile(r"(-?\d+) \(local_rank: (-?\d+)\)")
 _EXIT = re.compile(r"(-?\d+) \(pid: (\d+)\)")
 _SIGNAL = re.compile(r"Signal \d+ \((SIG[A-Z0-9]+)\)")
-_EXCEPTION = r"^  [A-Za-z_][A-Za-z0-9_.]*(Error|Exception|Interrupt|Exit)\b"  # `  RuntimeError: …`
+# `  RuntimeError: …`, the line that ends a worker's traceback in the report. The regex is the
+# text-log source's own (unanchored, so it costs the scan nothing more); the two spaces of
+# the report's indent are checked on the bytes (`skip`)
+_EXCEPTION = r"\b[A-Za-z_][A-Za-z0-9_.]*(Error|Exception): "
 _NOT_AVAILABLE = "<N/A>"
 _HEAD = re.compile(
     r"^\[[A-Za-z_]+\d+\]:|torch\.distributed\.(elastic|run)|ChildFailedError|torchrun"
@@ -68,6 +71,11 @@ class TorchrunSource(LineSource):
         return log_score(head, _HEAD)
 
     suspicious_keys: ClassVar[frozenset[str]] = frozenset({"closing"})
+    raw_keys: ClassVar[frozenset[str]] = frozenset({"exception"})
+
+    def skip(self, key: str, no: int, raw: bytes) -> bool:
+        """An exception line counts only inside a report's traceback, indented by two."""
+        return self._open_traceback is None or not (raw[:2] == b"  " and raw[2:3] != b" ")
 
     def on_line(self, key: str, line: Line) -> None:
         body = line.body
