@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import json
 
+import pytest
 import torchrun_reports as R
 
 from kb.cli.main import main
+from kb.evidence.drawing import is_drawn
 from kb.evidence.reader import read_evidence
 from kb.evidence.summary import render_summary
 from kb.evidence.unwrap import unwrap
@@ -100,3 +102,27 @@ def test_kb_evidence_json_shows_the_reports_fields(tree, capsys) -> None:  # typ
         (0, "2023-05-19_16:39:58", None)
     ]
     assert root_cause[0]["evidence"]["line"] == 16  # its `time` line, numbering kept
+
+
+@pytest.mark.parametrize(
+    "fixture",
+    [
+        # rich's box-drawn traceback (`│ … │` rows at the console's width)
+        "elastic-restart-hides-first-failure/fixtures/negative/"
+        "gh-firefly-32-tokenizer-json-parse-then-childfailederror/console.log",
+        # mpirun's message between two 74-dash rules
+        "rank-segfault-tears-down-job/fixtures/positive/"
+        "gh-horovod-1136-mpirun-rank1-signal-11-gcc/console.log",
+        # show_gids' `---     ----    -----` header rule
+        "roce-gid-index-wrong/fixtures/positive/"
+        "gh-nccl-551-rdma-shared-docker-gid-table-starts-at-12/show_gids.txt",
+    ],
+)
+def test_tables_and_rules_of_other_tools_are_not_glued(fixture: str) -> None:
+    data = (R.ROOT / "cases" / fixture).read_bytes()
+    before, after = data.split(b"\n"), unwrap(data).split(b"\n")
+    drawn = [i for i, line in enumerate(before) if is_drawn(line)]
+    assert drawn
+    for i in drawn:
+        assert after[i] == before[i]
+        assert i + 1 == len(before) or after[i + 1] == before[i + 1]
