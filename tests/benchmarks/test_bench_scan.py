@@ -9,6 +9,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.slow  # generates and scans a log corpus
+
 ROOT = Path(__file__).resolve().parents[2]
 
 

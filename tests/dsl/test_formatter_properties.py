@@ -3,6 +3,7 @@ and formatting is idempotent."""
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -10,6 +11,8 @@ from dsl import syntax as s
 from dsl.formatter import format_file
 from dsl.parser import parse_text
 from dsl.transformer import dedent_block
+
+pytestmark = pytest.mark.slow  # property-based: hundreds of generated case files
 
 KEYWORDS = {
     "case",

@@ -3,8 +3,12 @@ fixture of a case matches that case. One test reports every violation at once.""
 
 from __future__ import annotations
 
+import pytest
+
 from dsl.compiler import load_knowledge_base
 from kb.fixtures import check_fixture, default_roots, fixtures_of, is_real_incident
+
+pytestmark = pytest.mark.slow  # diagnoses every fixture against every case
 
 
 def test_every_fixture_ranks_as_declared() -> None:

@@ -19,6 +19,8 @@ from kb.cli.main import main
 from kb.evaluation import evaluate
 from kb.incidents import read_meta
 
+pytestmark = pytest.mark.slow  # measures every case on every stored real incident
+
 ROOT = Path(__file__).resolve().parents[2]
 CASES = ROOT / "cases"
 P2P = CASES / "nccl-p2p-consumer-gpu-hang"

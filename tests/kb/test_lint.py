@@ -332,6 +332,7 @@ BUNDLED = {
 }
 
 
+@pytest.mark.slow  # every lint rule over all bundled cases and their fixtures
 def test_bundled_cases_have_no_lint_errors() -> None:
     cases = [c for c in load_cases(with_env=False).cases if c.id in BUNDLED]
     assert len(cases) == len(BUNDLED)
@@ -339,6 +340,7 @@ def test_bundled_cases_have_no_lint_errors() -> None:
     assert errors == []
 
 
+@pytest.mark.slow  # every lint rule over all bundled cases and their fixtures
 def test_bundled_cases_have_no_lint_warnings() -> None:
     """`kb check` on the bundled cases prints nothing to act on (it printed 106 warnings:
     a list nobody reads hides the next real one). Known gaps are `# untested:` marks."""

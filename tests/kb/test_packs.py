@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # runs pytest, kb test and kb check on case packs as processes
+
 CASE = """
 case pack-ib-completion-error {
   title "InfiniBand completion error kills the job"

@@ -20,6 +20,8 @@ from kbsite_build import REPO
 from dsl import model as m
 from dsl.api import load_cases
 
+pytestmark = pytest.mark.slow  # drives Chromium over the built site
+
 SCREENSHOTS = REPO / "build" / "screenshots"
 TOP = 3  # the case must be among the first pages the search lists
 

@@ -6,11 +6,14 @@ import json
 import re
 from pathlib import Path
 
+import pytest
 from kbsite_build import mkdocs_build
 from kbsite_cases import HOSTILE_ID, SAMPLE_ERROR, SAMPLE_ID, write_case
 from kbsite_html import injections, text_of
 
 from dsl.api import load_cases
+
+pytestmark = pytest.mark.slow  # builds the whole site with mkdocs
 
 
 def _page(site: Path, path: str) -> str:

@@ -23,6 +23,8 @@ from dsl import model as m
 from dsl.api import load_cases
 from kb.site import paste, seen
 
+pytestmark = pytest.mark.slow  # drives Chromium over every page of the built site
+
 SCREENS = (("desktop", 1400, 900), ("phone", 390, 844))
 FIX_LIMIT = 1.5  # screens
 SCREENSHOTS = REPO / "build" / "screenshots"

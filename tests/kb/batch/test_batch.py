@@ -24,6 +24,8 @@ from kb.cli.main import main
 sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "benchmarks"))
 import generate_evidence as gen
 
+pytestmark = pytest.mark.slow  # starts Ray
+
 CASES = Path(DEFAULT_CASES)
 OOM = CASES / "rank-oom-cascades-to-watchdog-timeout/fixtures/positive"
 OOM_FIXTURE = OOM / "a100x16-4node-zero3-oom-rank11-two-nodes"

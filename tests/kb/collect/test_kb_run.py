@@ -13,9 +13,12 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from launch_fakes import KB, REPO
 
 from kb.collect.launch import launcher_argv
+
+pytestmark = pytest.mark.slow  # launches real multi-process jobs and takes py-spy stacks
 
 
 def _env() -> dict[str, str]:

@@ -11,7 +11,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from launch_fakes import A100X8, KB, REPO, RTX4090X2, base_env, fake_nvidia_smi, tool
+
+pytestmark = pytest.mark.slow  # runs kb preflight as a process on planted machines
 
 IBV_DEVINFO = REPO / (
     "cases/nccl-ib-completion-error/fixtures/positive/"

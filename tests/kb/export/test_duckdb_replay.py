@@ -33,6 +33,8 @@ from kb.match.condition import evaluate_expr
 from kb.match.diagnose import read_bundle, run_case
 from kb.match.results import Truth, Verdict
 
+pytestmark = pytest.mark.slow  # replays every fixture of every case through every exported rule
+
 KB = load_knowledge_base(with_env=False)
 
 

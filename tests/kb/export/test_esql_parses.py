@@ -22,6 +22,8 @@ from dsl.compiler import load_knowledge_base
 from kb.export.alert_queries import convert_case
 from kb.export.sigma import case_rules
 
+pytestmark = pytest.mark.slow  # parses every exported ES|QL query with Elasticsearch's grammar
+
 
 class _Errors(ErrorListener):
     def __init__(self) -> None:

@@ -20,6 +20,8 @@ from dsl.compiler import load_knowledge_base
 from kb.export.alert_queries import convert_case
 from kb.export.sigma import case_rules
 
+pytestmark = pytest.mark.slow  # parses every exported LogQL query with Grafana's grammar (Node)
+
 TOOL = Path(__file__).resolve().parents[2] / "tools" / "logql"
 BROKEN = 'sum by (job) (count_over_time({job=~".+"} | json [24h])) unless'
 

@@ -64,6 +64,7 @@ def test_line_numbers_across_chunk_boundaries(engine: str) -> None:
     assert stats.lines == 1999 and stats.matched_lines == len(hits) and stats.bytes == len(data)
 
 
+@pytest.mark.slow  # a generated corpus scanned at four chunk sizes
 @pytest.mark.parametrize("chunk", [7, 64, 2048, 1 << 20])
 def test_matches_reference_on_generated_corpus(engine: str, chunk: int, tmp_path: Path) -> None:
     gen.write_folder(tmp_path, 0.05, 2)
@@ -150,6 +151,7 @@ def test_long_line_at_eof_and_bounded_head(engine: str) -> None:
     assert hits == [(2, b"NEEDLEzzzz", [1])] and stats.lines == 2
 
 
+@pytest.mark.slow  # compiles thousands of patterns
 def test_many_patterns(engine: str) -> None:
     pats = [(i, f"tok{i:04d}\\b", False) for i in range(800)]
     rng = random.Random(3)
