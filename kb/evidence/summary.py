@@ -57,7 +57,8 @@ def _files(f: Facts) -> list[str]:
         how = _GUESSES.get(ef.rank_from or "", "")
         where = f" [rank {ef.rank}{how}]" if ef.rank is not None else ""
         node = f" [{ef.node}]" if ef.node else ""
-        by_kind[ef.kind].append(f"{ef.path}{where}{node} ({ef.lines} lines)")
+        count = "1 line" if ef.lines == 1 else f"{ef.lines} lines"
+        by_kind[ef.kind].append(f"{ef.path}{where}{node} ({count})")
     for kind in sorted(by_kind):
         out.append(f"  {kind}:")
         out += [f"    {p}" for p in by_kind[kind]]

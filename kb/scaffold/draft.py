@@ -115,7 +115,9 @@ def log_queries(facts: Any, texts: dict[str, str]) -> list[DraftQuery]:
         for item in group:
             add(item.evidence.file, item.evidence.line, item.evidence.text)
     for file, text in sorted(texts.items()):
-        for number, line in enumerate(text.splitlines(), 1):
+        # what the terminal showed: the fixture keeps colour codes as posted, but the reader
+        # strips them before matching, so a pattern holding one would never match
+        for number, line in enumerate(_without_escapes(text).splitlines(), 1):
             if EXTRA_LINES.search(line):
                 add(file, number, line)
     templates = [t for t in group_lines(lines, limit=4 * MAX_LOG_QUERIES) if _usable(t)]
@@ -231,3 +233,10 @@ def draft_from_fixture(
     return render(
         case_id, queries, components=components, platforms=platforms, source=source
     ), queries
+
+
+def _without_escapes(text: str) -> str:
+    from kb.evidence.ansi import strip_ansi
+
+    raw = text.encode("utf-8", "surrogateescape")
+    return strip_ansi(raw).decode("utf-8", "surrogateescape")

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
 from dsl.api import load_cases
 from kb.cli.main import main
 from kb.redact.fixture import FixtureRedactor as Redactor
+from kb.scaffold.draft import log_queries
 from kb.scaffold.templates import template_of
 
 RANK0 = """\
@@ -311,3 +313,15 @@ def test_a_traceback_header_is_never_what_a_draft_requires() -> None:
     assert [(q.name, q.role, q.body[1]) for q in queries if q.role == "require"] == [
         ("q1", "require", "pattern /KeyError: 'vision_tower' in the model config/")
     ]
+
+
+def test_a_drafts_patterns_hold_no_colour_codes() -> None:
+    """A line in colour (rich, colorlog) that only the draft's own scan picks up: its pattern
+    is what the terminal showed, which is what the reader matches."""
+    facts = SimpleNamespace(suspicious=[], watchdog_timeouts=[], mismatches=[], process_failures=[])
+    texts = {"rank0.log": "step 3\n\x1b[31mtorch.distributed.DistBackendError: \x1b[1m"
+             "ncclSystemError\x1b[0m: System call (e.g. socket, malloc) failed\n"}  # fmt: skip
+    (query,) = log_queries(facts, texts)
+    pattern = next(line for line in query.body if line.startswith("pattern "))
+    assert "ncclSystemError: System call" in pattern
+    assert "\x1b" not in pattern and "[31m" not in pattern and "[0m" not in pattern

@@ -38,7 +38,9 @@ class NotesSource(WholeFileSource):
             # log lines in place, so a one-line note that names `torchrun` stays a note
             return 0.95 if _NAMES.search(stem[0]) else 0.6
         if _NAMES.search(name.rsplit(".", 1)[0]) and ext in ("", "txt"):
-            return 0.85
+            # named as a note and written as sentences: a note, even when a sentence names
+            # torchrun or NCCL (which would make a one-line file look like their log)
+            return 0.95 if mostly_prose(head) else 0.85
         if ext in ("", "txt") and mostly_prose(head):
             return 0.5
         if SYMPTOMS.search(head) and len(head) < 4096 and not re.search(r"\d{2}:\d{2}:\d{2}", head):

@@ -447,3 +447,31 @@ def test_local_index_in_path_and_global_prefix_are_no_conflict(tree) -> None:  #
     ).facts
     assert [(f.rank, f.rank_from) for f in facts.files] == [(9, "content")]
     assert facts.conflicts == []
+
+
+def test_a_note_that_names_torchrun_is_still_a_note(tmp_path: Path) -> None:
+    """One sentence naming the launcher made a whole notes.txt read as torchrun's log: the
+    user's words were lost to every notes query and shown as a 'last progress line'."""
+    (tmp_path / "notes.txt").write_text(
+        "Training on 8 GPUs with torchrun hangs at evaluation; nothing is printed for 30 "
+        "minutes and we kill the job.\n",
+        encoding="utf-8",
+    )
+    facts = read_evidence(tmp_path).facts
+    assert [(f.path, f.kind) for f in facts.files] == [("notes.txt", "notes")]
+    (note,) = facts.notes
+    assert note.text.startswith("Training on 8 GPUs with torchrun")
+
+
+def test_a_torchrun_log_named_notes_stays_a_log(tmp_path: Path) -> None:
+    """The name alone does not make a note: tool output under that name is still read as
+    what it is."""
+    (tmp_path / "notes.txt").write_text(
+        "[rank0]: Traceback (most recent call last):\n"
+        "[rank1]:[E ProcessGroupNCCL.cpp:616] [Rank 1] Watchdog caught collective operation "
+        "timeout: WorkNCCL(SeqNum=9, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)="
+        "600000) ran for 600042 milliseconds before timing out.\n",
+        encoding="utf-8",
+    )
+    (kind,) = {f.kind for f in read_evidence(tmp_path).facts.files}
+    assert kind != "notes"
