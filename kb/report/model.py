@@ -22,6 +22,7 @@ from kb.match.results import Missing, Truth, Verdict
 from kb.report import platform as plat
 from kb.report.tried import tried_by
 from kb.site.describe import expr as expr_words
+from kb.site.describe import refs
 
 LEVEL_WORDS = {
     "confirmed": "confirmed",
@@ -178,7 +179,7 @@ class _Builder:
         order = {"require": 0, "likely": 1, "possible": 2, "support": 3}
         out: dict[str, int] = {}
         for c in compiled.case.condition.clauses:
-            for name in _refs(c.expr):
+            for name in refs(c.expr):
                 rank = order.get(c.role.value, 9) + (10 if self.notes_only(case_id, name) else 0)
                 out[name] = min(out.get(name, 99), rank)
         return out
@@ -216,7 +217,7 @@ class _Builder:
         if compiled is not None:
             for c, result in zip(compiled.case.condition.clauses, v.clauses, strict=False):
                 if c.role is m.Role.RULING_OUT and result.truth is Truth.TRUE:
-                    rule_out_names |= _refs(c.expr)
+                    rule_out_names |= refs(c.expr)
         missing, against = [], []
         for reason in v.against_reasons:
             name = reason.partition(": ")[0]
@@ -364,17 +365,6 @@ class _Builder:
         elif ev.get("devices"):
             out.append("devices: " + ", ".join(ev["devices"]))
         return out
-
-
-def _refs(node: m.Expr) -> set[str]:
-    if isinstance(node, m.Ref):
-        return {node.name}
-    if isinstance(node, m.Not):
-        return _refs(node.operand)
-    out: set[str] = set()
-    for o in node.operands:
-        out |= _refs(o)
-    return out
 
 
 def _first_fix(candidate: Candidate | None) -> Fix | None:

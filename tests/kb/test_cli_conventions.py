@@ -12,25 +12,13 @@ from importlib.metadata import version
 from pathlib import Path
 
 import pytest
+from remote_error_pack import ERROR, remote_error_case
 
 from kb.cli.main import COMMANDS, build_parser, main
 from kb.cli.options import HelpFormatter, exit_status
 
 ROOT = Path(__file__).resolve().parents[2]
-CASE = """
-case cli-conv-remote-error {
-  title "NCCL remote error"
-  summary "A peer died."
-  severity high
-  evidence remote_error: log {
-    pattern /ncclRemoteError: A call failed/
-  }
-  match {
-    require remote_error
-  }
-}
-"""
-ERROR = "[rank1]:[E ProcessGroupNCCL.cpp:1316] [PG 0 Rank 1] ncclRemoteError: A call failed\n"
+CASE = remote_error_case("cli-conv-remote-error", known_gap=False)
 
 
 @pytest.fixture

@@ -6,30 +6,11 @@ import re
 from pathlib import Path
 
 import pytest
+from remote_error_pack import ERROR, remote_error_case
 
 from kb.cli.main import main
 
-CASE = """
-case cli-test-remote-error {
-  title "NCCL remote error"
-  summary "A peer died."
-  severity high
-  evidence remote_error: log {
-    pattern /ncclRemoteError: A call failed/
-  }
-  match {
-    require remote_error
-  }
-  fixture "positive/known-gap" {
-    expect match
-    todo "the error is only in a binary core dump"
-  }
-}
-"""
-ERROR = (
-    "[rank1]:[E ProcessGroupNCCL.cpp:1316] [PG 0 Rank 1] ncclRemoteError: A call failed "
-    "possibly due to a network error or a remote process exiting prematurely.\n"
-)
+CASE = remote_error_case("cli-test-remote-error")
 
 
 def make_pack(root: Path, negative_text: str = "{'loss': 2.31, 'epoch': 0.1}\n") -> Path:

@@ -7,29 +7,13 @@ import shutil
 from pathlib import Path
 
 import pytest
+from remote_error_pack import ERROR, remote_error_case
 
 from kb.cli.main import main
 
 ROOT = Path(__file__).resolve().parents[2]
 P2P = ROOT / "cases" / "nccl-p2p-consumer-gpu-hang"
-CASE = """
-case cli-verbosity-remote-error {
-  title "NCCL remote error"
-  summary "A peer died."
-  severity high
-  evidence remote_error: log {
-    pattern /ncclRemoteError: A call failed/
-  }
-  match {
-    require remote_error
-  }
-  fixture "positive/known-gap" {
-    expect match
-    todo "the error is only in a binary core dump"
-  }
-}
-"""
-ERROR = "[rank1]:[E ProcessGroupNCCL.cpp:1316] [PG 0 Rank 1] ncclRemoteError: A call failed\n"
+CASE = remote_error_case("cli-verbosity-remote-error")
 SEVEN = "".join(ERROR.replace("rank1]", f"rank1]:{n}") for n in range(7))
 
 
