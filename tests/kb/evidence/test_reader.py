@@ -3,15 +3,11 @@
 from __future__ import annotations
 
 import dataclasses
-import doctest
-import importlib
 import json
-import pkgutil
 
 import evidence_samples as S
 import pytest
 
-import kb.evidence
 from kb.cli.main import main
 from kb.evidence.reader import LogPattern, read_evidence
 from kb.evidence.summary import render_summary
@@ -121,12 +117,3 @@ def test_cli_reports_skipped(tree, capsys) -> None:  # type: ignore[no-untyped-d
     assert main(["evidence", str(root)]) == 0
     out = capsys.readouterr().out
     assert "Skipped (1):" in out and "a.bin: binary" in out
-
-
-def test_docstring_examples() -> None:
-    """The examples in module docstrings are tests too (insights-core style)."""
-    failures = 0
-    for mod in pkgutil.walk_packages(kb.evidence.__path__, "kb.evidence."):
-        result = doctest.testmod(importlib.import_module(mod.name))
-        failures += result.failed
-    assert failures == 0
