@@ -51,6 +51,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         action="store_true",
         help="text format: every clause, every evidence line and every file read",
     )
+    p.add_argument(
+        "--no-pager",
+        action="store_true",
+        help="text format on a terminal: print straight even when the report is longer than "
+        "the screen (default: through $KB_PAGER, $PAGER or less, as git does)",
+    )
     p.set_defaults(func=run)
 
 
@@ -79,5 +85,6 @@ def run(args: argparse.Namespace) -> int:
     else:
         summary = "" if args.no_summary else render_summary(bundle)
         verbose = getattr(args, "verbose", False)
-        write_text(diagnosis, kb, summary=summary, facts=bundle.facts, verbose=verbose)
+        write_text(diagnosis, kb, summary=summary, facts=bundle.facts, verbose=verbose,
+                   pager=not args.no_pager)  # fmt: skip
     return EXIT_MATCH if diagnosis.matches else EXIT_NO_MATCH

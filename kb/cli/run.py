@@ -116,4 +116,4 @@ def _diagnose(args: argparse.Namespace, bundle: Path) -> None:
 
     kb = load_kb(args)
     diagnosis = diagnose_bundle(kb, read_bundle(kb, str(bundle)))
-    write_text(diagnosis, kb)
+    write_text(diagnosis, kb, pager=False)  # its output follows the job's, in the same stream

@@ -333,9 +333,13 @@ def write_text(
     *,
     facts: Any = None,
     verbose: bool = False,
+    pager: bool = True,
 ) -> None:
+    """The text report; on a terminal it does not fit, through a pager (`pager.py`)."""
+    from kb.report.pager import write_paged
+
     stream = stream or sys.stdout
     text = render_text(
         diagnosis, kb, colour=use_colour(stream), summary=summary, facts=facts, verbose=verbose
     )
-    stream.write(safe_for_terminal(text))
+    write_paged(safe_for_terminal(text), stream, allowed=pager)
