@@ -9,6 +9,7 @@ the full account of what was read.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import sys
 import textwrap
@@ -76,8 +77,31 @@ def why_first(ranked: list[Verdict]) -> list[str]:
     return [f"  ranked above {second.id}: {reason}"]
 
 
+_SGR_OR_CHAR = re.compile(r"\x1b\[[0-9;]*m|.", re.S)
+
+
 def _clip(text: str, width: int) -> str:
-    return text if len(text) <= width else text[: width - 1] + "…"
+    """At most `width` visible characters: colour sequences are not counted, and a cut line
+    ends its colour, so a clipped line never spills onto the next row of the terminal.
+
+    >>> _clip("ab\\x1b[2mcdef\\x1b[0m", 4)
+    'ab\\x1b[2mc…\\x1b[0m'
+    >>> _clip("abc", 3)
+    'abc'
+    """
+    if len(_plain(text)) <= width:
+        return text
+    out, seen, coloured = [], 0, False
+    for token in _SGR_OR_CHAR.findall(text):
+        if len(token) > 1:  # a colour sequence: zero width
+            out.append(token)
+            coloured = True
+            continue
+        if seen == width - 1:
+            break
+        seen += 1
+        out.append(token)
+    return "".join(out) + "…" + ("\x1b[0m" if coloured else "")
 
 
 def _evidence_line(ln: EvidenceLine, style: Style, indent: str) -> list[str]:
@@ -158,9 +182,7 @@ def _first_screen(r: Report, ranked: list[Verdict], style: Style, width: int) ->
     out += [style.bold("Next: ") + style.bold("$ " + r.next_command.splitlines()[0])]
     out.append(f"  {style.dim(r.next_why)}")
     keep = set(why_first(ranked))  # the ranking names the queries; cut, it says nothing
-    return [
-        line if line in keep else _clip(line, width + len(line) - len(_plain(line))) for line in out
-    ]
+    return [line if line in keep else _clip(line, width) for line in out]
 
 
 def _wrapped(text: str, lead: str, width: int, lines: int = 2) -> list[str]:
@@ -175,8 +197,6 @@ def _wrapped(text: str, lead: str, width: int, lines: int = 2) -> list[str]:
 
 
 def _plain(text: str) -> str:
-    import re
-
     return re.sub(r"\x1b\[[0-9;]*m", "", text)
 
 

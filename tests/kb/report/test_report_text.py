@@ -193,3 +193,20 @@ def test_verbose_keeps_every_clause_and_the_full_summary(
     full = diagnose(capsys, folder, "-v")
     assert "more likely with:" in full and "more likely with:" not in short
     assert "Files (1):" in full
+
+
+def test_in_colour_no_line_of_the_first_screen_is_wider_than_the_terminal(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A clipped line used to lose its colour reset and count it as text, so on a real
+    terminal it spilled onto the next row ('… that w' / 'oul…')."""
+    monkeypatch.delenv("NO_COLOR")
+    monkeypatch.setenv("FORCE_COLOR", "1")
+    out = diagnose(capsys, oom_tail_folder(tmp_path))
+    assert "\x1b[" in out, "the report is in colour"
+    lines = out.splitlines()
+    plain = [re.sub(r"\x1b\[[0-9;]*m", "", line) for line in lines]
+    rule = next(i for i, line in enumerate(plain) if line.startswith("─"))
+    head, visible = lines[:rule], plain[:rule]
+    assert all(len(line) <= 100 for line in visible), [v for v in visible if len(v) > 100]
+    assert all(line.count("\x1b[") % 2 == 0 for line in head), "every colour is ended"
