@@ -130,6 +130,7 @@ def _report(r: Report) -> dict[str, Any]:
         "state": r.state,
         "answer": r.answer,
         "why": r.why,
+        "ranking": r.ranking,
         "platform": r.platform,
         "first_fix": None if r.first_fix is None else _fix(r.first_fix),
         "next": {"command": r.next_command, "why": r.next_why},

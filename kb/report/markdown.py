@@ -14,7 +14,6 @@ from typing import Any
 from dsl.compiler import KnowledgeBase
 from kb.match.diagnose import Diagnosis
 from kb.report.model import CLAUSE_WORDS, STATE_WORDS, Ask, Candidate, Fix, Report, build
-from kb.report.text import why_first
 
 
 def _fence(text: str, lang: str = "", indent: str = "") -> list[str]:
@@ -147,8 +146,8 @@ def _head(r: Report, diagnosis: Diagnosis) -> list[str]:
         out += ["**No known case matches this evidence.**", ""]
     if r.state != "empty":
         out += [f"Why: {_text(r.why)}", ""]
-        out += [f"_{_text(line.strip())}_" for line in why_first(diagnosis.ranked)]
-        out.append("")
+        if r.ranking:
+            out += [f"_{_text(r.ranking)}_", ""]
     if r.first_fix is not None:
         label = "Fix first" if r.state == "match" else "Fix, if it is this case"
         out += [f"**{label}: {_text(r.first_fix.title)}** (the steps are below)", ""]

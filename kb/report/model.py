@@ -10,6 +10,7 @@ the case apart from what could rule it out, and only what can be collected under
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -120,6 +121,7 @@ class Report:
     progress: list[tuple[str, EvidenceLine]]
     read: list[str]
     distinctions: list[str]
+    ranking: str | None = None  # why the first candidate ranks above the second, in words
     skipped: list[tuple[str, str]] = field(default_factory=list)  # (file, why), when empty
     extra: dict[str, Any] = field(default_factory=dict)
 
@@ -454,6 +456,7 @@ def build(diagnosis: Diagnosis, kb: KnowledgeBase, facts: Any = None) -> Report:
         progress=progress,
         read=read,
         distinctions=distinctions,
+        ranking=ranking_sentence(diagnosis.ranked, b.words),
         skipped=skipped if empty else [],
     )
 
@@ -495,3 +498,19 @@ def _runnable(commands: list[str]) -> str:
         if lines:
             return "\n".join(lines)
     return ""
+
+
+def ranking_sentence(ranked: list[Verdict], words: Callable[[str, str], str]) -> str | None:
+    """Why the first candidate ranks above the second: a higher level, or, at the same level,
+    the signs only it has, in the queries' own words (never scores or query names)."""
+    if len(ranked) < 2:
+        return None
+    first, second = ranked[0], ranked[1]
+    if first.level != second.level:
+        return f"ranked above {second.id}: it is {first.level}, {second.id} only {second.level}"
+    own = sorted({n for n, _ in first.evidence} - {n for n, _ in second.evidence})
+    if not own:
+        return f"ranked above {second.id}, also {second.level}: more of its signs were seen"
+    shown = "; ".join(words(first.id, name) for name in own[:2])
+    more = f" (and {len(own) - 2} more)" if len(own) > 2 else ""
+    return f"ranked above {second.id}, also {second.level}: only it has {shown}{more}"

@@ -18,7 +18,6 @@ from typing import Any, TextIO
 from dsl.compiler import KnowledgeBase
 from kb.evidence.facts import EvidenceLine
 from kb.match.diagnose import Diagnosis
-from kb.match.results import Verdict
 from kb.report.model import CLAUSE_WORDS, STATE_WORDS, Ask, Candidate, Fix, Report, build
 from kb.report.terminal import safe_for_terminal
 
@@ -59,22 +58,6 @@ def use_colour(stream: TextIO) -> bool:
     if os.environ.get("FORCE_COLOR"):
         return True
     return hasattr(stream, "isatty") and stream.isatty()
-
-
-def why_first(ranked: list[Verdict]) -> list[str]:
-    """One line on why the first candidate ranks above the second: its level, or its score
-    and the evidence only it has."""
-    if len(ranked) < 2:
-        return []
-    first, second = ranked[0], ranked[1]
-    if first.level != second.level:
-        reason = f"it is {first.level}, {second.id} only {second.level}"
-    else:
-        own = sorted({n for n, _ in first.evidence} - {n for n, _ in second.evidence})
-        reason = f"score {first.score:.2f} vs {second.score:.2f}" + (
-            f"; only it has {', '.join(own[:4])}" if own else ""
-        )
-    return [f"  ranked above {second.id}: {reason}"]
 
 
 _SGR_OR_CHAR = re.compile(r"\x1b\[[0-9;]*m|.", re.S)
@@ -141,7 +124,7 @@ def _asks(items: list[Ask], style: Style, indent: str, printed: set[str]) -> lis
     return out
 
 
-def _first_screen(r: Report, ranked: list[Verdict], style: Style, width: int) -> list[str]:
+def _first_screen(r: Report, style: Style, width: int) -> list[str]:
     out: list[str] = []
     if r.state == "empty" and r.skipped:
         out.append(style.bold(f"Nothing could be read in {r.root}: "
@@ -165,7 +148,7 @@ def _first_screen(r: Report, ranked: list[Verdict], style: Style, width: int) ->
         out += [
             style.bold(f"Most likely: {c.verdict.id} ({c.level_words}{rank}){more}"),
             *_wrapped(c.verdict.title, "  ", width),
-            *why_first(ranked),
+            *_ranking(r, width),
             *_wrapped(r.why, "  why: ", width, 1),
         ]
     elif r.state == "possible":
@@ -173,7 +156,7 @@ def _first_screen(r: Report, ranked: list[Verdict], style: Style, width: int) ->
         out += [
             style.bold("No known case is confirmed or likely."),
             f"Possible (weak signs only): {names}",
-            *why_first(ranked),
+            *_ranking(r, width),
             *_wrapped(r.why, "  why: ", width, 1),
         ]
     else:
@@ -181,8 +164,11 @@ def _first_screen(r: Report, ranked: list[Verdict], style: Style, width: int) ->
     out += _fix_lines(r.first_fix, r.state, style)
     out += [style.bold("Next: ") + style.bold("$ " + r.next_command.splitlines()[0])]
     out.append(f"  {style.dim(r.next_why)}")
-    keep = set(why_first(ranked))  # the ranking names the queries; cut, it says nothing
-    return [line if line in keep else _clip(line, width) for line in out]
+    return [_clip(line, width) for line in out]
+
+
+def _ranking(r: Report, width: int) -> list[str]:
+    return _wrapped(r.ranking, "  ", width) if r.ranking else []
 
 
 def _wrapped(text: str, lead: str, width: int, lines: int = 2) -> list[str]:
@@ -306,7 +292,7 @@ def render_text(
     style = Style(colour)
     r = build(diagnosis, kb, facts)
     width = width or shutil.get_terminal_size((100, 24)).columns
-    out = _first_screen(r, diagnosis.ranked, style, width)
+    out = _first_screen(r, style, width)
     out += ["", style.dim("─" * min(width, 100)), ""]
     printed: set[str] = set()
     for i, c in enumerate(r.candidates, 1):

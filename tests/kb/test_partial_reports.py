@@ -4,10 +4,12 @@ confirm them; a level comes with the report's first line."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
+from dsl.api import DEFAULT_CASES, load_cases
 from kb.cli.main import main
 from kb.fixtures import default_roots, knowledge_base_for
 from kb.match.diagnose import diagnose_bundle, read_bundle
@@ -165,5 +167,15 @@ def test_the_ranking_is_explained(capsys: pytest.CaptureFixture[str]) -> None:
     example = Path(__file__).resolve().parents[2] / "examples" / "hang-at-eval-8gpu"
     assert main(["diagnose", "--evidence", str(example)]) == 0
     third = capsys.readouterr().out.splitlines()[2]
-    assert third.startswith("  ranked above collective-mismatch-across-ranks: score 1.00 vs")
-    assert "main_only_collective" in third  # the evidence only the first case has
+    assert third.startswith("  ranked above collective-mismatch-across-ranks, also confirmed: ")
+    assert main(["diagnose", "--format", "json", str(example)]) == 0
+    report = json.loads(capsys.readouterr().out)
+    ranking = report["report"]["ranking"]
+    first, second = report["matches"][0], report["matches"][1]
+    own = {e["query"] for e in first["evidence"]} - {e["query"] for e in second["evidence"]}
+    assert "main_only_collective" in own
+    # said in the queries' own words: no score, no query name
+    assert "score" not in ranking and not [name for name in own if name in ranking]
+    case = next(c for c in load_cases([Path(DEFAULT_CASES)]).cases if c.id == first["id"])
+    described = [q.description.en for q in case.queries if q.name in own and q.description]
+    assert any(words in ranking for words in described), ranking
