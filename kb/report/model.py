@@ -32,7 +32,7 @@ LEVEL_WORDS = {
     "none": "not matching",
 }
 CLAUSE_WORDS = {
-    "require": "confirmed by",
+    "require": "needs",
     "likely": "likely from",
     "possible": "possible from",
     "support": "more likely with",

@@ -57,7 +57,7 @@ def test_no_condition_language_on_screen(
     out = diagnose(capsys, oom_tail_folder(tmp_path))
     assert "condition:" not in out
     assert "rank_sigkill and not cuda_oom" not in out
-    assert re.search(r"confirmed by: \w.*\(not seen\)", out)
+    assert re.search(r"needs: \w.*\(not seen\)", out)
 
 
 def test_likely_never_beside_a_cross_mark(
