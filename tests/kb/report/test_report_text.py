@@ -142,14 +142,19 @@ def test_nothing_is_said_twice(tmp_path: Path, capsys: pytest.CaptureFixture[str
     assert "Last progress per rank" not in notes
 
 
-def test_one_notes_line_is_shown_once(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def _save_hang_issue(tmp_path: Path) -> Path:
+    """An issue text that names the GPUs and a hang at a checkpoint save, nothing else."""
     folder = tmp_path / "save"
     folder.mkdir()
     (folder / "issue.md").write_text(
         "Multi GPU timeout on save checkpoint; 4x A100, it hangs forever at the checkpoint step\n",
         encoding="utf-8",
     )
-    out = diagnose(capsys, folder)
+    return folder
+
+
+def test_one_notes_line_is_shown_once(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = diagnose(capsys, _save_hang_issue(tmp_path))
     first = out.split("\n2. ", 1)[0].split("\n1. ", 1)[1]
     assert first.count("issue.md:1 (no rank)") == 1
 
@@ -163,13 +168,7 @@ def test_file_counts_read_as_english(tmp_path: Path, capsys: pytest.CaptureFixtu
 def test_a_device_named_in_the_notes_is_not_shown_as_read_from_a_file(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    folder = tmp_path / "save"
-    folder.mkdir()
-    (folder / "issue.md").write_text(
-        "Multi GPU timeout on save checkpoint; 4x A100, it hangs forever at the checkpoint step\n",
-        encoding="utf-8",
-    )
-    out = diagnose(capsys, folder)
+    out = diagnose(capsys, _save_hang_issue(tmp_path))
     assert "Devices:" not in out
     assert not re.search(r"A100.*\(issue\.md:1\)", out)
 
