@@ -12,10 +12,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from dsl import model as m
+from dsl.catalogue import load as catalogue_load
+from dsl.catalogue import registry as catalogue_registry
 from dsl.diagnostics import Diagnostic, has_errors
 from dsl.lower import lower
 from dsl.parser import CaseSyntaxError, parse_text
 from dsl.validate import validate_cases
+
+catalogue_registry.install(catalogue_load.load_default, catalogue_load.default_fingerprint)
 
 CASE_FILE = "case.kb"
 # The longest real case is ~30 KB; a case pack is untrusted input, so reading stops well above.

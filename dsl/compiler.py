@@ -25,10 +25,11 @@ from dsl.api import (
     known_case_ids,
     parse_case_file,
 )
+from dsl.catalogue import registry as catalogue_registry
 from dsl.diagnostics import Diagnostic, has_errors
 from dsl.validate import check_case, validate_cases
 
-COMPILER_VERSION = "3"
+COMPILER_VERSION = "4"
 # Lines of one pattern counted per file and rank before the count may stop (a lower bound from
 # then on); raised above a query's own min_count/max_count so its verdict cannot change.
 COUNT_ENOUGH = 1000
@@ -113,9 +114,11 @@ def _cache_file(digest: str) -> Path:
     return cache_dir() / f"{digest}.json"
 
 
-def _digest(path: Path, data: bytes) -> str:
+def _digest(path: Path, data: bytes, catalogue: str = "") -> str:
+    """The cache key: the compiler, the case's path and text, and the catalogue it reads."""
     h = hashlib.sha256()
     h.update(COMPILER_VERSION.encode())
+    h.update(catalogue.encode())
     h.update(str(path.resolve()).encode())
     h.update(b"\0")
     h.update(data)
@@ -152,6 +155,7 @@ def load_knowledge_base(
         roots += case_paths_from_env()
     files, problems = find_case_files(roots)
     kb = KnowledgeBase(diagnostics=list(problems))
+    catalogue = catalogue_registry.fingerprint()
     for path in files:
         try:
             data = path.read_bytes()
@@ -160,7 +164,7 @@ def load_knowledge_base(
                 Diagnostic(path=str(path), message=f"cannot read: {err}", code="io")
             )
             continue
-        digest = _digest(path, data)
+        digest = _digest(path, data, catalogue)
         cached = _read_cached(digest) if use_cache else None
         if cached is not None:
             kb.cases.append(cached)

@@ -22,3 +22,17 @@ def case_parser() -> Lark:
         maybe_placeholders=False,
         lexer_callbacks={},
     )
+
+
+@lru_cache(maxsize=1)
+def catalogue_parser() -> Lark:
+    """The same grammar from its `catalogue` rule: a file of declarations (dsl/catalogue/)."""
+    grammar = resources.files("dsl").joinpath("grammar.lark").read_text(encoding="utf-8")
+    return Lark(
+        grammar,
+        parser="lalr",
+        start="catalogue",
+        propagate_positions=True,
+        maybe_placeholders=False,
+        lexer_callbacks={},
+    )

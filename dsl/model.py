@@ -20,7 +20,9 @@ from dsl.kinds.collectives import CollectivesQuery as CollectivesQuery
 from dsl.kinds.env import EnvQuery as EnvQuery
 from dsl.kinds.hardware import HardwareQuery as HardwareQuery
 from dsl.kinds.log import LogQuery as LogQuery
+from dsl.kinds.message import MessageQuery as MessageQuery
 from dsl.kinds.package import PackageQuery as PackageQuery
+from dsl.kinds.said import SaidQuery as SaidQuery
 from dsl.kinds.source import SourceQuery as SourceQuery
 from dsl.kinds.stack import StackQuery as StackQuery
 from dsl.kinds.topology import TopologyQuery as TopologyQuery

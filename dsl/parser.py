@@ -21,7 +21,7 @@ from lark.exceptions import (
 from dsl import syntax as s
 from dsl.braces import Braces
 from dsl.diagnostics import Diagnostic
-from dsl.grammar import case_parser
+from dsl.grammar import case_parser, catalogue_parser
 from dsl.span import Span
 from dsl.syntax_errors import (
     Finding,
@@ -213,6 +213,23 @@ def _too_deep(tree: Tree[Token], path: str) -> Diagnostic | None:
             )
         stack.extend((c, depth + 1) for c in node.children if isinstance(c, Tree))
     return None
+
+
+def parse_declarations(text: str, path: str = "<string>") -> list[s.BlockNode]:
+    """Parse a catalogue file: its declarations, shaped like blocks. Raises `CaseSyntaxError`."""
+    try:
+        tree = catalogue_parser().parse(text)
+    except UnexpectedInput as err:
+        raise CaseSyntaxError(_syntax_diagnostic(path, text, err)) from None
+    except LarkError as err:  # pragma: no cover - defensive: lark's other errors
+        raise CaseSyntaxError(
+            Diagnostic(path=path, message=f"cannot parse: {err}", code="syntax")
+        ) from None
+    deep = _too_deep(tree, path)
+    if deep is not None:
+        raise CaseSyntaxError(deep)
+    blocks: list[s.BlockNode] = ToSyntax(path).transform(tree)
+    return blocks
 
 
 def parse_text(text: str, path: str = "<string>") -> s.CaseFile:

@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 from dsl import schema as sc
+from dsl.catalogue.lower import DECLARATIONS, SAMPLE, WORDING
 
 PAGE = Path(__file__).resolve().parent.parent / "site" / "reference" / "language.md"
 BEGIN = "<!-- BEGIN GENERATED FROM dsl/schema.py: python -m dsl.reference --write -->"
@@ -89,6 +90,25 @@ def generate() -> str:
         out.append("")
         out.extend(_field_rows(fields, sc.REQUIRED_QUERY_FIELDS.get(kind, ())))
         out.append("")
+    out += ["### Catalogue declarations", ""]
+    out.append(
+        "A catalogue file (`catalogue/**.kb`) holds any number of these; see [the catalogue](#the-catalogue)."
+    )
+    out.append("")
+    for spec in (*DECLARATIONS.values(), WORDING, SAMPLE):
+        out.append(f"#### `{spec.name}`")
+        out.append("")
+        out.append(spec.doc)
+        out.append("")
+        if spec.label:
+            out.append(f"Label: {KIND_WORDS[spec.label]}, {spec.label_doc}.")
+            out.append("")
+        if spec.fields:
+            out.extend(_field_rows(spec.fields))
+            out.append("")
+        if spec.blocks:
+            out.append("Blocks inside: " + ", ".join(f"`{b}`" for b in spec.blocks) + ".")
+            out.append("")
     out.append(END)
     return "\n".join(out)
 

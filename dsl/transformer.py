@@ -211,6 +211,9 @@ class ToSyntax(Transformer[Token, s.CaseFile]):
         case_id, *items = children
         return s.CaseNode(id=str(case_id), items=items, span=self._span_meta(meta))
 
+    def catalogue(self, children: list[Any]) -> list[s.BlockNode]:
+        return [c for c in children if isinstance(c, s.BlockNode)]
+
     def start(self, children: list[Any]) -> s.CaseNode:
         node: s.CaseNode = children[0]
         return node

@@ -9,13 +9,26 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from dsl.kinds import collectives, env, hardware, log, package, source, stack, topology
+from dsl.kinds import (
+    collectives,
+    env,
+    hardware,
+    log,
+    message,
+    package,
+    said,
+    source,
+    stack,
+    topology,
+)
 from dsl.kinds.base import Query, QueryKind
 
 KINDS: dict[str, QueryKind] = {
     kind.name: kind
     for kind in (
         log.KIND,
+        message.KIND,
+        said.KIND,
         package.KIND,
         env.KIND,
         hardware.KIND,

@@ -12,7 +12,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from dsl.api import DEFAULT_CASES, load_cases
+from dsl.api import DEFAULT_CASES, known_case_ids, load_cases
+from dsl.catalogue.check import check_catalogue
+from dsl.catalogue.load import CatalogueLoad, default_roots, load_catalogue
 from dsl.diagnostics import Diagnostic, Severity, render
 from kb.cli.options import add_verbosity_options, exit_status
 from kb.lint import lint_cases
@@ -36,7 +38,8 @@ def register(subparsers: Any) -> None:
         "paths",
         nargs="*",
         metavar="PATH",
-        help="case files or folders (default: the bundled cases/)",
+        help="case files or folders, or catalogue folders/files (any path under a folder named"
+        " `catalogue`); default: the bundled cases/ and catalogue/",
     )
     parser.add_argument(
         "--cases",
@@ -59,28 +62,63 @@ def _counts(diagnostics: list[Diagnostic]) -> str:
     return f"{errors} error(s), {warnings} warning(s)"
 
 
-def summary(files: int, diagnostics: list[Diagnostic]) -> str:
-    return f"checked {files} case(s): {_counts(diagnostics)}"
+def summary(
+    files: int, diagnostics: list[Diagnostic], catalogue: CatalogueLoad | None = None
+) -> str:
+    checked = f"{files} case(s)"
+    if catalogue is not None:
+        checked += (
+            f" and {len(catalogue.catalogue)} catalogue entr"
+            f"{'y' if len(catalogue.catalogue) == 1 else 'ies'} ({len(catalogue.files)} file(s))"
+        )
+    return f"checked {checked}: {_counts(diagnostics)}"
+
+
+def is_catalogue_path(path: Path | str) -> bool:
+    """A path inside a folder named `catalogue` (or that folder itself) holds declarations."""
+    return "catalogue" in Path(path).resolve().parts
+
+
+def _check_catalogue(roots: list[Path]) -> tuple[CatalogueLoad, list[Diagnostic]]:
+    loaded = load_catalogue(roots, with_env=False)
+    found = list(loaded.diagnostics)
+    found.extend(check_catalogue(loaded.catalogue, known_case_ids()))
+    return loaded, found
 
 
 def run(args: argparse.Namespace) -> int:
-    roots: list[Path | str] = [*(args.paths or [DEFAULT_CASES]), *args.cases]
+    given = [*args.paths, *args.cases]
+    catalogue_roots = [Path(p) for p in given if is_catalogue_path(p)]
+    case_roots: list[Path | str] = [p for p in given if not is_catalogue_path(p)]
+    if not given:
+        case_roots, catalogue_roots = [DEFAULT_CASES], default_roots()
+    catalogue: CatalogueLoad | None = None
+    sources: dict[str, str] = {}
+    files: list[Path] = []
+    diagnostics: list[Diagnostic] = []
     try:
-        result = load_cases(roots)
-        diagnostics = list(result.diagnostics)
-        diagnostics.extend(lint_cases(result.cases))
+        if catalogue_roots:
+            catalogue, found = _check_catalogue(catalogue_roots)
+            diagnostics.extend(found)
+            sources.update(catalogue.sources)
+        if case_roots:
+            result = load_cases(case_roots)
+            diagnostics.extend(result.diagnostics)
+            diagnostics.extend(lint_cases(result.cases))
+            sources.update(result.sources)
+            files = result.files
     except Exception as exc:  # a bug in a checker must not look like a crash of the input
         print(f"kb check: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
         return EXIT_ERRORS
     diagnostics.sort(key=lambda d: (d.path, d.line, d.column))
     if args.verbose:
-        for path in result.files:
+        for path in [*files, *(catalogue.files if catalogue else [])]:
             print(f"checked {path}: {_counts([d for d in diagnostics if d.path == str(path)])}")
         print()
     for d in diagnostics:
         if args.quiet and d.severity is not Severity.ERROR:
             continue
-        print(render(d, result.sources.get(d.path)))
+        print(render(d, sources.get(d.path)))
         print()
-    print(summary(len(result.files), diagnostics))
+    print(summary(len(files), diagnostics, catalogue))
     return EXIT_ERRORS if any(d.severity is Severity.ERROR for d in diagnostics) else EXIT_CLEAN

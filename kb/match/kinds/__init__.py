@@ -19,6 +19,8 @@ Evaluator = Callable[[Any, Context], QueryResult]
 
 EVALUATORS: dict[str, Evaluator] = {
     "log": log.evaluate,
+    "message": log.evaluate,  # a catalogued message is a log query with the catalogue's pattern
+    "said": log.evaluate,  # the user's words: a log query over their notes
     "package": package.evaluate,
     "env": env.evaluate,
     "hardware": hardware.evaluate,

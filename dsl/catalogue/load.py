@@ -1,0 +1,139 @@
+"""Find, read, parse and lower the catalogue's files, collecting every problem.
+
+The catalogue is read when a case needs it (a `message`, `said` or `regression` query being
+lowered) and by `kb check`; its fingerprint (a hash of the files' bytes, cheap) keys the
+compile cache, so editing a message recompiles the cases that read it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from dsl.catalogue import model as cm
+from dsl.catalogue.lower import CatalogueLowerer
+from dsl.diagnostics import Diagnostic
+from dsl.parser import CaseSyntaxError, parse_declarations
+
+DEFAULT_CATALOGUE = Path(__file__).resolve().parent.parent.parent / "catalogue"
+# Bounds for a stranger's catalogue pack: files, and bytes per file (as for a case file).
+MAX_CATALOGUE_FILES = 2000
+MAX_CASE_BYTES = 1024 * 1024
+
+
+def display_path(path: Path) -> str:
+    """As diagnostics name a file: relative to the working folder when it is inside it."""
+    try:
+        return str(path.resolve().relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
+
+
+@dataclass
+class CatalogueLoad:
+    catalogue: cm.Catalogue
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    sources: dict[str, str] = field(default_factory=dict)  # path -> text, for carets
+    files: list[Path] = field(default_factory=list)
+
+
+def catalogue_paths_from_env() -> list[Path]:
+    """Extra catalogue folders from `KB_CATALOGUE` (os.pathsep-separated), like KB_CASES."""
+    raw = os.environ.get("KB_CATALOGUE", "")
+    return [Path(p) for p in raw.split(os.pathsep) if p.strip()]
+
+
+def catalogue_files(roots: Iterable[Path]) -> list[Path]:
+    """Every `.kb` file under the roots (a file counts as itself), sorted, symlinks not followed."""
+    found: dict[Path, None] = {}
+    for root in roots:
+        if root.is_file() and not root.is_symlink():
+            found.setdefault(root, None)
+        elif root.is_dir() and not root.is_symlink():
+            for dirpath, dirnames, filenames in os.walk(root):
+                dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+                for name in sorted(filenames):
+                    path = Path(dirpath) / name
+                    if name.endswith(".kb") and not path.is_symlink():
+                        found.setdefault(path, None)
+                if len(found) > MAX_CATALOGUE_FILES:
+                    break
+    return list(found)[:MAX_CATALOGUE_FILES]
+
+
+def fingerprint(files: Iterable[Path]) -> str:
+    h = hashlib.sha256()
+    for path in files:
+        h.update(str(path).encode())
+        h.update(b"\0")
+        try:
+            with path.open("rb") as handle:
+                h.update(handle.read(MAX_CASE_BYTES + 1))
+        except OSError:
+            h.update(b"<unreadable>")
+    return h.hexdigest()[:16]
+
+
+def default_roots(with_env: bool = True) -> list[Path]:
+    roots = [DEFAULT_CATALOGUE] if DEFAULT_CATALOGUE.is_dir() else []
+    return roots + (catalogue_paths_from_env() if with_env else [])
+
+
+def load_catalogue(roots: Iterable[Path] | None = None, *, with_env: bool = True) -> CatalogueLoad:
+    """The catalogue under `roots` (default: the bundled `catalogue/` plus KB_CATALOGUE)."""
+    files = catalogue_files(list(roots) if roots is not None else default_roots(with_env))
+    out = CatalogueLoad(catalogue=cm.Catalogue(fingerprint=fingerprint(files)), files=files)
+    declared: dict[tuple[str, str], str] = {}
+    for path in files:
+        shown = display_path(path)
+        try:
+            with path.open("rb") as handle:
+                data = handle.read(MAX_CASE_BYTES + 1)
+            if len(data) > MAX_CASE_BYTES:
+                out.diagnostics.append(
+                    Diagnostic(path=shown, message="larger than 1 MiB: not read", code="io")
+                )
+                continue
+            text = data.decode("utf-8")
+        except (OSError, UnicodeDecodeError) as err:
+            out.diagnostics.append(Diagnostic(path=shown, message=f"cannot read: {err}", code="io"))
+            continue
+        out.sources[shown] = text
+        try:
+            blocks = parse_declarations(text, shown)
+        except CaseSyntaxError as err:
+            out.diagnostics.append(err.diagnostic)
+            continue
+        lowerer = CatalogueLowerer()
+        for block in blocks:
+            decl = lowerer.declaration(block)
+            if decl is None:
+                continue
+            key = (block.name, decl.id)
+            if key in declared:
+                lowerer.error(
+                    block.span,
+                    f"{block.name} `{decl.id}` is declared twice (first in {declared[key]})",
+                    "duplicate-id",
+                )
+                continue
+            declared[key] = f"{shown}:{block.span.line}"
+            table = {
+                "message": out.catalogue.messages,
+                "words": out.catalogue.words,
+                "regression": out.catalogue.regressions,
+            }[block.name]
+            table[decl.id] = decl
+        out.diagnostics.extend(lowerer.diagnostics)
+    return out
+
+
+def load_default() -> cm.Catalogue:
+    return load_catalogue().catalogue
+
+
+def default_fingerprint() -> str:
+    return fingerprint(catalogue_files(default_roots()))
