@@ -22,6 +22,7 @@ from dsl.kinds.hardware import HardwareQuery as HardwareQuery
 from dsl.kinds.log import LogQuery as LogQuery
 from dsl.kinds.message import MessageQuery as MessageQuery
 from dsl.kinds.package import PackageQuery as PackageQuery
+from dsl.kinds.regression import RegressionQuery as RegressionQuery
 from dsl.kinds.said import SaidQuery as SaidQuery
 from dsl.kinds.source import SourceQuery as SourceQuery
 from dsl.kinds.stack import StackQuery as StackQuery

@@ -8,6 +8,8 @@ first the table of known bad snippets (`dsl.syntax_errors`), then a generic
 
 from __future__ import annotations
 
+from typing import Any
+
 from lark import Token, Tree
 from lark.exceptions import (
     LarkError,
@@ -228,8 +230,8 @@ def parse_declarations(text: str, path: str = "<string>") -> list[s.BlockNode]:
     deep = _too_deep(tree, path)
     if deep is not None:
         raise CaseSyntaxError(deep)
-    blocks: list[s.BlockNode] = ToSyntax(path).transform(tree)
-    return blocks
+    blocks: Any = ToSyntax(path).transform(tree)  # the `catalogue` rule gives a list
+    return list(blocks)
 
 
 def parse_text(text: str, path: str = "<string>") -> s.CaseFile:

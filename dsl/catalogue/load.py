@@ -121,12 +121,12 @@ def load_catalogue(roots: Iterable[Path] | None = None, *, with_env: bool = True
                 )
                 continue
             declared[key] = f"{shown}:{block.span.line}"
-            table = {
-                "message": out.catalogue.messages,
-                "words": out.catalogue.words,
-                "regression": out.catalogue.regressions,
-            }[block.name]
-            table[decl.id] = decl
+            if isinstance(decl, cm.Message):
+                out.catalogue.messages[decl.id] = decl
+            elif isinstance(decl, cm.Words):
+                out.catalogue.words[decl.id] = decl
+            elif isinstance(decl, cm.Regression):
+                out.catalogue.regressions[decl.id] = decl
         out.diagnostics.extend(lowerer.diagnostics)
     return out
 

@@ -229,6 +229,9 @@ class Facts:
     conflicts: list[str] = field(default_factory=list)  # two captures disagree: said plainly
     process_failures: list[ProcessFailure] = field(default_factory=list)
     torch_cuda_version: str | None = None  # "CUDA used to build PyTorch" (collect_env)
+    # the lines that printed a version read from a log (`NCCL version 2.19.3+cuda12.3`), so a
+    # verdict about a release can show where its version came from
+    version_lines: list[EvidenceLine] = field(default_factory=list)
 
     def kinds(self) -> set[str]:
         return {f.kind for f in self.files}

@@ -106,6 +106,7 @@ class NcclSource(LineSource):
             m = _VERSION.search(body)
             if m and self.ctx.facts.nccl_version is None:
                 self.ctx.facts.nccl_version = m.group(1)
+                self.ctx.facts.version_lines.append(self.ctx.evidence(line, self.name))
         elif key == "init":
             got = self.ctx.pid_ranks.learn(body)
             if got:

@@ -12,7 +12,17 @@ from typing import Any
 from dsl.kinds import QueryKind
 from dsl.kinds import registered as registered_language
 from kb.match.context import Context
-from kb.match.kinds import collectives, env, hardware, log, package, source, stack, topology
+from kb.match.kinds import (
+    collectives,
+    env,
+    hardware,
+    log,
+    package,
+    regression,
+    source,
+    stack,
+    topology,
+)
 from kb.match.results import QueryResult
 
 Evaluator = Callable[[Any, Context], QueryResult]
@@ -22,6 +32,7 @@ EVALUATORS: dict[str, Evaluator] = {
     "message": log.evaluate,  # a catalogued message is a log query with the catalogue's pattern
     "said": log.evaluate,  # the user's words: a log query over their notes
     "package": package.evaluate,
+    "regression": regression.evaluate,
     "env": env.evaluate,
     "hardware": hardware.evaluate,
     "topology": topology.evaluate,
