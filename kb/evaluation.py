@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dsl.compiler import KnowledgeBase
-from kb.incidents import Incident, IncidentProblem, collect
+from kb.incidents import FirstSeen, Incident, IncidentProblem, collect
 from kb.match.diagnose import diagnose_bundle, read_bundle
 
 LEVELS = ("confirmed", "likely", "possible", "none")
@@ -125,7 +125,34 @@ class Evaluation:
     def threads(self) -> int:
         return len({r.incident.meta.source.split("#")[0].rstrip("/") for r in self.results})
 
-    def figures(self) -> dict[str, Any]:
+    def confirmed_wrong(self) -> int:
+        """Answers at "confirmed" that named the wrong case (or any case for an uncovered kind)."""
+        return sum(
+            1
+            for r in self.results
+            if r.ranked and r.ranked[0][1] == "confirmed" and r.first != r.expected
+        )
+
+    def first_seen(self) -> Evaluation:
+        """The same incidents as the tool first saw them: each one's recorded first diagnosis.
+        Incidents stored before first-seen results were kept are left out (their number is
+        in `figures()["first_seen_unknown"]`)."""
+        out = Evaluation()
+        for r in self.results:
+            seen = r.incident.meta.first_seen
+            if isinstance(seen, FirstSeen):
+                ranked = [(case, level, 0.0) for case, level in seen.ranked]
+                out.results.append(IncidentResult(r.incident, ranked, r.expected, r.near_miss_of))
+        return out
+
+    def figures(self, with_first_seen: bool = True) -> dict[str, Any]:
+        extra: dict[str, Any] = {}
+        if with_first_seen:
+            seen = self.first_seen()
+            extra = {
+                "first_seen": seen.figures(with_first_seen=False),
+                "first_seen_unknown": len(self.results) - len(seen.results),
+            }
         return {
             "incidents": len(self.results),
             "threads": self.threads(),
@@ -139,6 +166,8 @@ class Evaluation:
             "near_miss_confirmed": round(self.near_miss_rate(("confirmed",)), 4),
             "near_miss_levels": self.near_miss_levels(),
             "uncovered_silent": sum(r.silent for r in self.uncovered),
+            "confirmed_wrong": self.confirmed_wrong(),
+            **extra,
         }
 
 

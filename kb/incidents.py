@@ -10,6 +10,12 @@ measures the knowledge base on them; the evidence reader never reads the metadat
     status: confirmed                   # or likely: the thread indicated, never confirmed
     established: "What the thread established, in one sentence."
     posted_by: reporter                 # or other-user
+    first_seen:                         # the first `kb diagnose`, before any case changed for it
+      commit: 1a2b3c4d                  # written once (`python -m kb.first_seen`), never edited
+      date: 2026-12-02
+      ranked: [[nccl-socket-wrong-interface, likely]]   # (case, level), best first; [] = nothing
+
+Incidents stored before first-seen results were kept say `first_seen: unknown`, or nothing.
 """
 
 from __future__ import annotations
@@ -27,6 +33,21 @@ from kb.fixtures import FixtureSpec, fixtures_of
 MAX_METADATA_BYTES = 16 * 1024
 
 
+class FirstSeen(BaseModel):
+    """How the tool did on the incident the first time it saw it: the honest accuracy figure."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    commit: str = Field(min_length=7, max_length=40)
+    date: str
+    ranked: list[tuple[str, str]] = Field(default_factory=list)  # (case id, level), best first
+
+    @field_validator("date", mode="before")
+    @classmethod
+    def _date_text(cls, value: object) -> str:
+        return str(value)  # YAML reads an unquoted 2026-12-02 as a date
+
+
 class IncidentMeta(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -36,6 +57,7 @@ class IncidentMeta(BaseModel):
     status: Literal["confirmed", "likely"]
     established: str = Field(min_length=10)
     posted_by: Literal["reporter", "other-user"] = "reporter"
+    first_seen: FirstSeen | Literal["unknown"] | None = None
 
     @field_validator("source")
     @classmethod

@@ -129,6 +129,8 @@ def render_text(ev: Evaluation, verbose: bool) -> str:
         out.append(
             f"  uncovered kinds left silent           {f['uncovered_silent']} of {f['uncovered']}"
         )
+    out.append(f"  answers at confirmed that were wrong   {f['confirmed_wrong']}")
+    out += ["", *first_seen_lines(f)]
     out += ["", "Per case (incidents: named first / at likely+ / in top 3; near misses at likely+)"]
     for case_id, row in ev.per_case().items():
         out.append(
@@ -146,6 +148,26 @@ def render_text(ev: Evaluation, verbose: bool) -> str:
     for problem in ev.problems:
         out.append(f"problem: {problem.path}: {problem.message}")
     return "\n".join(out)
+
+
+def first_seen_lines(f: dict[str, Any]) -> list[str]:
+    """The honest figure: each incident as the tool first diagnosed it, before any change."""
+    seen = f["first_seen"]
+    head = (
+        f"First seen (as first diagnosed, before any change for the incident): "
+        f"{seen['incidents']} incidents with a recorded first diagnosis, "
+        f"{f['first_seen_unknown']} stored before first-seen results were kept"
+    )
+    if not seen["incidents"]:
+        return [head]
+    return [
+        head,
+        f"  top-1 {_pct(seen['top1'])} (of {seen['covered']}), "
+        f"at likely or better {_pct(seen['top1_likely_or_better'])}, top-3 {_pct(seen['top3'])}",
+        f"  near misses at likely or better {_pct(seen['near_miss_likely_or_better'])} "
+        f"(of {seen['near_misses']}), confirmed {_pct(seen['near_miss_confirmed'])}; "
+        f"answers at confirmed that were wrong {seen['confirmed_wrong']}",
+    ]
 
 
 def _right(r: IncidentResult) -> bool:
