@@ -88,7 +88,7 @@ def _read_string(src: str, i: int) -> tuple[str, int]:
 
 def _skip_blank(src: str, i: int) -> int:
     while i < len(src):
-        if src[i].isspace() or src[i] == "\\" and src[i + 1 : i + 2] == "\n":
+        if src[i].isspace() or (src[i] == "\\" and src[i + 1 : i + 2] == "\n"):
             i += 1
         elif src.startswith("//", i):
             end = src.find("\n", i)
@@ -138,7 +138,9 @@ def _format_argument(src: str, i: int) -> str | None:
         ident = re.match(r"#?\s*([A-Za-z_]\w*)", src[i:])
         if ident:
             pri = _PRI.match(ident.group(1))
-            parts.append(f"%{'l' if pri else ''}{pri.group(1) if pri else 's'}")
+            # PRIu64 stands for the length+conversion after a literal "%"; any other macro
+            # (a name passed as a macro argument) is text we do not know: a gap
+            parts.append(f"l{pri.group(1)}" if pri else "%s")
             i += ident.end()
             continue
         break
