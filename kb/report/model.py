@@ -10,8 +10,6 @@ the case apart from what could rule it out, and only what can be collected under
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 from dsl import model as m
@@ -21,16 +19,12 @@ from kb.evidence.facts import EvidenceLine
 from kb.match.diagnose import Diagnosis
 from kb.match.results import Missing, Truth, Verdict
 from kb.report import platform as plat
+from kb.report.guidance import next_command, ranking_sentence
+from kb.report.shapes import Ask, Candidate, Fix, FixStep, Need, Report, Shown
 from kb.report.tried import tried_by
 from kb.site.describe import expr as expr_words
 from kb.site.describe import refs
 
-LEVEL_WORDS = {
-    "confirmed": "confirmed",
-    "likely": "likely, not yet proven",
-    "possible": "possible, weak signs only",
-    "none": "not matching",
-}
 CLAUSE_WORDS = {
     "require": "needs",
     "likely": "likely from",
@@ -40,90 +34,6 @@ CLAUSE_WORDS = {
 }
 STATE_WORDS = {"true": "seen", "false": "not seen", "unknown": "evidence not handed over"}
 NOTES_ONLY = ["notes"]
-
-
-@dataclass
-class Ask:
-    """Evidence to collect: what, how, and for which candidates."""
-
-    what: str
-    commands: list[str] = field(default_factory=list)
-    note: str | None = None
-    cases: list[str] = field(default_factory=list)
-
-
-@dataclass
-class FixStep:
-    remedy: str
-    title: str
-    why: str | None
-    commands: list[str]
-    verify: str | None
-    verify_commands: list[str]
-    tried: EvidenceLine | None = None  # the notes line saying it was already tried
-    other_platform: bool = False  # every command is for the other accelerator stack
-
-
-@dataclass
-class Fix:
-    title: str
-    steps: list[FixStep]
-
-
-@dataclass
-class Shown:
-    """One evidence line, once, with everything it showed."""
-
-    line: EvidenceLine
-    shows: list[str]
-
-
-@dataclass
-class Need:
-    role: str
-    words: str
-    state: str  # true | false | unknown
-
-
-@dataclass
-class Candidate:
-    verdict: Verdict
-    culprit: int | None
-    needs: list[Need]
-    shown: list[Shown]
-    against: list[str]
-    confirm: list[Ask]  # would prove it
-    rule_out: list[Ask]  # could only rule it out
-    helps: list[Ask]  # would make it more or less likely
-    ask_user: list[str]  # things only the user can say (queries over the notes)
-    fixes: list[Fix]
-
-    @property
-    def level_words(self) -> str:
-        return LEVEL_WORDS.get(self.verdict.level, self.verdict.level)
-
-
-@dataclass
-class Report:
-    root: str
-    state: str  # match | possible | none | empty (nothing read: no file, or all skipped)
-    platform: str | None
-    answer: str
-    why: str
-    candidates: list[Candidate]  # confirmed or likely, best first
-    possible: list[Candidate]
-    near: list[tuple[str, str]]  # (id, what is missing, in words)
-    first_fix: Fix | None
-    next_command: str
-    next_why: str
-    next_steps: list[Ask]
-    suspicious: list[tuple[str, EvidenceLine]]
-    progress: list[tuple[str, EvidenceLine]]
-    read: list[str]
-    distinctions: list[str]
-    ranking: str | None = None  # why the first candidate ranks above the second, in words
-    skipped: list[tuple[str, str]] = field(default_factory=list)  # (file, why), when empty
-    extra: dict[str, Any] = field(default_factory=dict)
 
 
 def rank_label(rank: int | str | None) -> str:
@@ -437,7 +347,7 @@ def build(diagnosis: Diagnosis, kb: KnowledgeBase, facts: Any = None) -> Report:
             rank, ln = progress[-1]
             why = f"no error or warning was read; the last progress line ({rank}) is {ln.where}"
     first_fix = _first_fix(best) if state != "empty" else None
-    next_command, next_why = _next(state, best, next_steps, first_fix, root)
+    command, next_why = next_command(state, best, next_steps, first_fix, root)
     distinctions = [f"{d.first} vs {d.second}: {d.explanation}" for d in diagnosis.distinctions]
     return Report(
         root=root,
@@ -449,7 +359,7 @@ def build(diagnosis: Diagnosis, kb: KnowledgeBase, facts: Any = None) -> Report:
         possible=possible,
         near=near,
         first_fix=first_fix,
-        next_command=next_command,
+        next_command=command,
         next_why=next_why,
         next_steps=next_steps,
         suspicious=suspicious,
@@ -459,58 +369,3 @@ def build(diagnosis: Diagnosis, kb: KnowledgeBase, facts: Any = None) -> Report:
         ranking=ranking_sentence(diagnosis.ranked, b.words),
         skipped=skipped if empty else [],
     )
-
-
-def _next(
-    state: str, best: Candidate | None, steps: list[Ask], fix: Fix | None, root: str
-) -> tuple[str, str]:
-    """The one command to run next, and why that one."""
-    if state == "empty":
-        return (
-            "kb collect -o evidence.tar.gz && kb diagnose --evidence evidence.tar.gz",
-            "capture the environment (and add the job's logs: torchrun --log-dir logs "
-            "--redirects 3 … 2>&1 | tee console.log), then diagnose that",
-        )
-    if best is not None and best.verdict.level != "confirmed":
-        for ask in [*best.confirm, *best.helps, *best.rule_out]:
-            command = _runnable(ask.commands)
-            if command:
-                return command, f"to see whether {ask.what}: that would settle it"
-    if state == "match" and fix is not None:
-        checks = [c for step in fix.steps for c in step.verify_commands]
-        if checks:
-            return checks[0], "after the fix: checks that it worked"
-        return (
-            f"kb diagnose --evidence {root}",
-            "after the fix, run the job again and diagnose its new logs",
-        )
-    for ask in steps:
-        command = _runnable(ask.commands)
-        if command:
-            return command, f"collects {ask.what}"
-    return f"kb diagnose -v --evidence {root}", "shows everything that was read"
-
-
-def _runnable(commands: list[str]) -> str:
-    """The first block that runs something, from its first line that is not a comment."""
-    for code in commands:
-        lines = [ln for ln in code.splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
-        if lines:
-            return "\n".join(lines)
-    return ""
-
-
-def ranking_sentence(ranked: list[Verdict], words: Callable[[str, str], str]) -> str | None:
-    """Why the first candidate ranks above the second: a higher level, or, at the same level,
-    the signs only it has, in the queries' own words (never scores or query names)."""
-    if len(ranked) < 2:
-        return None
-    first, second = ranked[0], ranked[1]
-    if first.level != second.level:
-        return f"ranked above {second.id}: it is {first.level}, {second.id} only {second.level}"
-    own = sorted({n for n, _ in first.evidence} - {n for n, _ in second.evidence})
-    if not own:
-        return f"ranked above {second.id}, also {second.level}: more of its signs were seen"
-    shown = "; ".join(words(first.id, name) for name in own[:2])
-    more = f" (and {len(own) - 2} more)" if len(own) > 2 else ""
-    return f"ranked above {second.id}, also {second.level}: only it has {shown}{more}"

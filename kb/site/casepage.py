@@ -9,7 +9,6 @@ HTML escaped by the module that builds it; the template only places them.
 from __future__ import annotations
 
 import html
-import re
 import shlex
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,9 +18,8 @@ from urllib.parse import quote, urlencode
 from dsl import model as m
 from kb.site import describe, escape, excerpts, messages, plain, references, seen
 from kb.site.escape import Md
+from kb.site.near_misses import MAX_FIXTURE_FILES, near_miss_texts
 
-MAX_FIXTURE_FILES = 200
-MAX_FIXTURE_BYTES = 2 * 1024 * 1024
 REPORT_TEMPLATE = "wrong-diagnosis.yml"
 EDIT_BRANCH = "main"
 
@@ -214,54 +212,6 @@ def remedy(r: m.Remedy, lang: str) -> Md:
 # ----------------------------------------------------------------------------- look-alikes
 
 
-def _fixture_text(folder: Path) -> str:
-    """The text of a fixture folder, bounded, for a display-only search."""
-    parts: list[str] = []
-    total = 0
-    try:
-        files = sorted(p for p in folder.rglob("*") if p.is_file() and not p.is_symlink())
-    except OSError:
-        return ""
-    for path in files[:MAX_FIXTURE_FILES]:
-        if path.name == "incident.yaml":
-            continue
-        try:
-            data = path.read_bytes()[:MAX_FIXTURE_BYTES]
-        except OSError:
-            continue
-        if b"\0" in data[:4096]:
-            continue
-        parts.append(data.decode("utf-8", "replace"))
-        total += len(data)
-        if total > MAX_FIXTURE_BYTES * 4:
-            break
-    return "\n".join(parts)
-
-
-_CASE_LINE = re.compile(r"^case:\s*([a-z0-9][a-z0-9-]*)\s*$", re.M)
-
-
-def _negatives(case: m.Case) -> list[tuple[str, str]]:
-    """(the case a near-miss fixture really is, its text) for real near misses."""
-    if not case.folder:
-        return []
-    root = Path(case.folder) / "fixtures" / "negative"
-    out = []
-    try:
-        folders = sorted(p for p in root.iterdir() if p.is_dir() and not p.is_symlink())
-    except OSError:
-        return []
-    for folder in folders[:MAX_FIXTURE_FILES]:
-        try:
-            meta = (folder / "incident.yaml").read_text("utf-8", "replace")[:10000]
-        except OSError:
-            continue
-        found = _CASE_LINE.search(meta)
-        if found and found.group(1) not in ("none", case.id):
-            out.append((found.group(1), _fixture_text(folder)))
-    return out
-
-
 def _rule_out_queries(case: m.Case) -> list[m.Query]:
     roles = describe.roles(case)
     return [q for q in case.queries if roles.get(q.name) is m.Role.RULING_OUT]
@@ -271,7 +221,7 @@ def look_alikes(case: m.Case, by_id: dict[str, m.Case]) -> list[Md]:
     """One item per `rule_out` query and per related case, each linking the case it is."""
     items: list[Md] = []
     linked: set[str] = set()
-    negatives = [(cid, text) for cid, text in _negatives(case) if cid in by_id]
+    negatives = [(cid, text) for cid, text in near_miss_texts(case) if cid in by_id]
     for q in _rule_out_queries(case):
         if isinstance(q, m.LogQuery) and "notes" in q.sources:
             continue  # about the reporter's words; a reader's own logs cannot show it
