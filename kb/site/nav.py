@@ -44,6 +44,9 @@ def build(files: Files, generated: list[str]) -> list[Any]:
     errors = take(ERRORS_INDEX, *sorted(p for p in generated if p.startswith("find/errors/")))
     if errors:
         find.insert(1, {"By error code and message": errors})
+    messages = take("messages/index.md", *sorted(p for p in generated if p.startswith("messages/")))
+    if messages:
+        find.append({"By message (the catalogue)": messages})
     if find:
         nav.append({"Find a case": find})
     reference = take(LANGUAGE_PAGE)

@@ -20,7 +20,9 @@ import jinja2
 
 from dsl import model as m
 from dsl.api import LoadResult
+from dsl.catalogue import registry as catalogue_registry
 from kb.site import casepage, codes, escape, excerpts, phases, plain, seen
+from kb.site.catalogue_pages import catalogue_pages
 from kb.site.escape import Md
 from kb.site.excerpts import excerpt
 
@@ -353,4 +355,5 @@ def render_site(
     code_template = env.get_template("error-code.md.j2")
     for code in data.codes:
         pages[code_path(code)] = code_template.render(**_code_context(code))
+    pages.update(catalogue_pages(catalogue_registry.current(), data.cases))
     return pages
