@@ -65,13 +65,13 @@ def _counts(diagnostics: list[Diagnostic]) -> str:
 def summary(
     files: int, diagnostics: list[Diagnostic], catalogue: CatalogueLoad | None = None
 ) -> str:
-    checked = f"{files} case(s)"
+    parts = [f"{files} case(s)"] if files or catalogue is None else []
     if catalogue is not None:
-        checked += (
-            f" and {len(catalogue.catalogue)} catalogue entr"
-            f"{'y' if len(catalogue.catalogue) == 1 else 'ies'} ({len(catalogue.files)} file(s))"
+        n = len(catalogue.catalogue)
+        parts.append(
+            f"{n} catalogue entr{'y' if n == 1 else 'ies'} ({len(catalogue.files)} file(s))"
         )
-    return f"checked {checked}: {_counts(diagnostics)}"
+    return f"checked {' and '.join(parts)}: {_counts(diagnostics)}"
 
 
 def is_catalogue_path(path: Path | str) -> bool:

@@ -118,3 +118,20 @@ def test_fmt_reports_non_utf8(kb: Kb, tmp_path: Path) -> None:
     code, _, err = kb("fmt", str(bad))
     assert code == 1 and "cannot read" in err
     assert bad.read_bytes() == b"case c {\xff}\n"
+
+
+def test_check_reads_a_catalogue_folder_by_its_name(kb: Kb, tmp_path: Path) -> None:
+    folder = tmp_path / "catalogue" / "messages" / "nccl"
+    folder.mkdir(parents=True)
+    (folder / "a.kb").write_text(
+        'message nccl.x.y {\n  emitter nccl\n  means "m"\n  role shared\n  causes [unknown]\n'
+        '  wording "Got completion with error {status:int}" { source "a.cc:1@v2.7.8-1" }\n'
+        '  sample "NCCL WARN Got completion with status 12" { from "https://example.org" }\n}\n',
+        encoding="utf-8",
+    )
+    code, out, _ = kb("check", str(tmp_path / "catalogue"))
+    assert code == 1, out
+    assert "a.kb:7:3: error: a sample of message `nccl.x.y` matches none of its wordings" in out
+    assert out.strip().splitlines()[-1] == (
+        "checked 1 catalogue entry (1 file(s)): 1 error(s), 0 warning(s)"
+    )
