@@ -9,7 +9,7 @@ measures the knowledge base on them; the evidence reader never reads the metadat
     near_miss_of: null                  # the case it resembles but is not
     status: confirmed                   # or likely: the thread indicated, never confirmed
     established: "What the thread established, in one sentence."
-    posted_by: reporter                 # or other-user
+    posted_by: reporter                 # or other-user, maintainer
     first_seen:                         # the first `kb diagnose`, before any case changed for it
       commit: 1a2b3c4d                  # written once (`python -m kb.first_seen`), never edited
       date: 2026-12-02
@@ -52,11 +52,11 @@ class IncidentMeta(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     source: str = Field(min_length=8)
-    case: str
+    case: str | None  # null or `none`: a failure no case covers
     near_miss_of: str | None = None
     status: Literal["confirmed", "likely"]
     established: str = Field(min_length=10)
-    posted_by: Literal["reporter", "other-user"] = "reporter"
+    posted_by: Literal["reporter", "other-user", "maintainer"] = "reporter"
     first_seen: FirstSeen | Literal["unknown"] | None = None
 
     @field_validator("source")
@@ -69,7 +69,7 @@ class IncidentMeta(BaseModel):
     @property
     def expected(self) -> str | None:
         """The case that should come first, or None for a failure no case covers."""
-        return None if self.case in ("none", "") else self.case
+        return None if self.case in (None, "none", "") else self.case
 
 
 @dataclass(frozen=True)
