@@ -128,6 +128,7 @@ PROFILES: dict[str, Profile] = {
             "ompi/mpi/help-mpi-api.txt",
             "opal/mca/btl/tcp",
             "opal/mca/btl/openib/connect",
+            "src/docs/show-help-files",  # PRRTE (github:openpmix/prrte), mpirun of Open MPI 5.x
         ),
     ),
 }
