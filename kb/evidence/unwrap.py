@@ -38,19 +38,20 @@ from __future__ import annotations
 
 import re
 
-from kb.evidence.drawing import BOX, is_drawn
+from kb.evidence.drawing import is_drawn
+from kb.evidence.linestarts import ends_complete, same_shape, starts_own_line
 
 MAX_BYTES = 1 << 20  # larger files were not pasted by hand
 MIN_WIDTH = 60  # narrower "widths" are ordinary short lines
-# the start of a line of its own: a launcher/rank/NCCL prefix, a timestamp, a traceback line,
-# glog severity, indentation, a table or comment mark
-_STARTS = re.compile(
-    rb"^(\s|\[|#|\||\+|-|=|>|\$|\d{4}-\d\d-\d\d|\d\d:\d\d:\d\d|[A-Z]\d{4} |[\w.-]+:\d+:\d+ \[\d+\]"
-    rb"|Traceback|File \"|During handling|The above exception|[A-Za-z_.]*(Error|Exception|Warning)\b"
-    rb"|(NCCL|INFO|WARN|WARNING|ERROR|DEBUG|torch|RuntimeError|ncclRemoteError)\b|" + BOX + rb")"
-)
 _ENDS_IN_NUMBER = re.compile(rb"(\d|=)$")
 _GOES_ON_WITH_DIGITS = re.compile(rb"^\d+[,)\]]|^\d+$|^\d+ ")
+# a version broken from its name: `… NCCL version` / `2.19.3+cuda12.3`, `torch==` / `2.1.0`,
+# `torch` / `==2.1.0` (the one place such a break is certain)
+_BEFORE_VERSION = re.compile(rb"(?:\bversion:?|^\s*[A-Za-z][\w.-]*==|^\s*[A-Za-z][\w.-]*)$", re.I)
+_VERSION_NEXT = re.compile(rb"^\d+\.\d+\.\d+[\w.+-]*(?:\s|$)")
+_PIN_NEXT = re.compile(rb"^==\d+(?:\.\w+)+[\w.+-]*\s*$")
+_PIN_VALUE = re.compile(rb"^\d+(?:\.\w+)+[\w.+-]*\s*$")
+_BARE_NAME = re.compile(rb"^\s*[A-Za-z][\w.-]*$")
 
 
 def unwrap(data: bytes) -> bytes:
@@ -63,7 +64,12 @@ def unwrap(data: bytes) -> bytes:
     i = 0
     while i < len(out) - 1:
         line, nxt = out[i].rstrip(b"\r"), out[i + 1]
-        if not nxt.strip() or _STARTS.match(nxt) or nxt[:12] == line[:12]:
+        joined = _version_join(line, nxt.rstrip(b"\r"))
+        if joined is not None:
+            out[i], out[i + 1] = joined, b""
+            i += 2
+            continue
+        if not nxt.strip() or starts_own_line(nxt) or same_shape(line, nxt):
             # a line that begins like the one before it is the next of a series (progress
             # bars, repeated messages), not the rest of it
             i += 1
@@ -73,7 +79,7 @@ def unwrap(data: bytes) -> bytes:
             and _ENDS_IN_NUMBER.search(line)
             and _GOES_ON_WITH_DIGITS.match(nxt)
         )
-        if not cut or is_drawn(line) or is_drawn(nxt):
+        if not cut or is_drawn(line) or is_drawn(nxt) or ends_complete(line):
             i += 1
             continue
         out[i] = line + nxt.rstrip(b"\r")
@@ -85,7 +91,7 @@ def unwrap(data: bytes) -> bytes:
             and len(out[i]) % terminal == 0
             and j < len(out)
             and out[j].strip()
-            and not _STARTS.match(out[j])
+            and not starts_own_line(out[j])
             and not is_drawn(out[j])
             and len(out[j - 1]) == 0
         ):
@@ -94,6 +100,19 @@ def unwrap(data: bytes) -> bytes:
             j += 1
         i = j
     return b"\n".join(out)
+
+
+def _version_join(line: bytes, nxt: bytes) -> bytes | None:
+    """`line` and `nxt` as one line when a version was broken from its name, else None."""
+    if not _BEFORE_VERSION.search(line):
+        return None
+    if line.lower().rstrip(b":").endswith(b"version"):
+        return line.rstrip() + b" " + nxt.lstrip() if _VERSION_NEXT.match(nxt) else None
+    if line.endswith(b"=="):
+        return line + nxt if _PIN_VALUE.match(nxt) else None
+    if _BARE_NAME.match(line) and _PIN_NEXT.match(nxt):
+        return line + nxt
+    return None
 
 
 def _terminal_width(lines: list[bytes]) -> int:
