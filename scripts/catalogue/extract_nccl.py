@@ -11,7 +11,15 @@ output of two releases, or against `catalogue/messages/nccl/`, to see which word
     python scripts/catalogue/extract_nccl.py --repo nccl.git --rev v2.21.5-1  # a tag, no checkout
     python scripts/catalogue/extract_nccl.py --repo nccl.git --rev v2.21.5-1 --level WARN
 
-Each output line is `path:line<TAB>LEVEL<TAB>template`. Standard library only.
+Each output line is `path:line<TAB>LEVEL<TAB>template`. Given several `--rev` (oldest first),
+it prints the release span of every template instead, the way a wording's `since`/`until`
+are written: `since<TAB>until<TAB>path:line@rev<TAB>LEVEL<TAB>template`, one line per run of
+consecutive revisions holding it (`until` is the first revision without it, empty when the
+last one still has it; the location is the one in the span's last revision):
+
+    python scripts/catalogue/extract_nccl.py --repo nccl.git --rev v2.18.6-1 --rev v2.19.3-1
+
+Standard library only.
 """
 
 from __future__ import annotations
@@ -203,21 +211,66 @@ def extract(repo: Path, rev: str | None = None) -> list[Message]:
     return messages
 
 
+@dataclass(frozen=True)
+class Span:
+    since: str
+    until: str  # "" while the newest revision still holds the template
+    where: str  # path:line@rev in the span's last revision
+    level: str
+    template: str
+
+
+def spans(by_rev: list[tuple[str, list[Message]]]) -> list[Span]:
+    """The runs of consecutive revisions (in the order given) that hold each template."""
+    revs = [rev for rev, _ in by_rev]
+    seen: dict[tuple[str, str], dict[int, str]] = {}
+    for index, (rev, messages) in enumerate(by_rev):
+        for m in messages:
+            seen.setdefault((m.level, m.template), {}).setdefault(index, f"{m.path}:{m.line}@{rev}")
+    found: list[Span] = []
+    for (level, template), where in seen.items():
+        indexes = sorted(where)
+        start = indexes[0]
+        for i, index in enumerate(indexes):
+            last = i + 1 == len(indexes) or indexes[i + 1] != index + 1
+            if last:
+                until = revs[index + 1] if index + 1 < len(revs) else ""
+                found.append(Span(revs[start], until, where[index], level, template))
+                if i + 1 < len(indexes):
+                    start = indexes[i + 1]
+    return sorted(found, key=lambda s: (s.where, s.since))
+
+
+def _printable(template: str) -> str:
+    return template.replace("\n", "\\n").replace("\t", "\\t")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description="Print NCCL's WARN/INFO message templates (path:line, level, template)."
     )
     parser.add_argument("--repo", required=True, type=Path, help="NCCL checkout or git dir")
-    parser.add_argument("--rev", help="read this git revision (tag) instead of the work tree")
+    parser.add_argument(
+        "--rev",
+        action="append",
+        help="read this git revision (tag) instead of the work tree; repeat it (oldest first) "
+        "to print each template's release span",
+    )
     parser.add_argument("--level", choices=sorted(MACROS), help="only WARN or only INFO")
     args = parser.parse_args(argv)
     if not args.repo.exists():
         parser.error(f"--repo {args.repo} does not exist")
-    for m in extract(args.repo, args.rev):
-        if args.level and m.level != args.level:
-            continue
-        line = m.template.replace("\n", "\\n").replace("\t", "\\t")
-        print(f"{m.path}:{m.line}\t{m.level}\t{line}")
+    revs = args.rev or [None]
+    by_rev = [(rev or "", extract(args.repo, rev)) for rev in revs]
+    if len(by_rev) > 1:
+        for span in spans(by_rev):
+            if not args.level or span.level == args.level:
+                fields = (span.since, span.until, span.where, span.level, _printable(span.template))
+                print("\t".join(fields))
+        return 0
+    for m in by_rev[0][1]:
+        if not args.level or m.level == args.level:
+            print(f"{m.path}:{m.line}\t{m.level}\t{_printable(m.template)}")
     return 0
 
 

@@ -124,3 +124,45 @@ def test_bad_arguments_say_what_is_wrong(tmp_path: Path) -> None:
     assert "is not a directory" in not_nccl.stderr
     assert "Traceback" not in not_nccl.stderr
     assert "usage" in _run("--help").stdout
+
+
+def test_spans_split_a_template_that_leaves_and_comes_back() -> None:
+    msg = extract_nccl.Message
+
+    def at(rev: str, *templates: str) -> tuple[str, list]:
+        return rev, [msg("src/a.cc", 10 + i, "WARN", t) for i, t in enumerate(templates)]
+
+    found = extract_nccl.spans(
+        [at("v1", "A {_}"), at("v2", "A {_}", "B"), at("v3"), at("v4", "A {_}")]
+    )
+    assert {(s.template, s.since, s.until) for s in found} == {
+        ("A {_}", "v1", "v3"),
+        ("A {_}", "v4", ""),
+        ("B", "v2", "v3"),
+    }
+    assert {s.where for s in found if s.template == "B"} == {"src/a.cc:11@v2"}
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_cli_with_two_revs_prints_release_spans(tmp_path: Path) -> None:
+    repo = _tree(tmp_path)
+    git = ["git", "-C", str(repo), "-c", "user.email=t@t", "-c", "user.name=t"]
+    subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "add", "."], check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "v1"], check=True)
+    subprocess.run([*git, "tag", "v1"], check=True)
+    (repo / "src" / "socket.cc").write_text('void h() {\n  WARN("changed %d", 1);\n}\n')
+    subprocess.run([*git, "commit", "-q", "-am", "v2"], check=True)
+    subprocess.run([*git, "tag", "v2"], check=True)
+    done = _run("--repo", str(repo), "--rev", "v1", "--rev", "v2", "--level", "WARN")
+    assert done.returncode == 0, done.stderr
+    rows = {tuple(line.split("\t")) for line in done.stdout.splitlines()}
+    assert ("v2", "", "src/socket.cc:2@v2", "WARN", "changed {_:int}") in rows
+    assert (
+        "v1",
+        "v2",
+        "src/socket.cc:6@v1",
+        "WARN",
+        "Net : Connection closed by remote peer {_}",
+    ) in rows
+    assert all(row[3] == "WARN" for row in rows)
