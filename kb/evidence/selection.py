@@ -8,6 +8,7 @@ gigabytes of NCCL logs).
 from __future__ import annotations
 
 import fnmatch
+import re
 from collections.abc import Sequence
 
 # Kinds that hold a person's words or code, not tool output: a query reads them only when it
@@ -15,16 +16,32 @@ from collections.abc import Sequence
 WORDS_ONLY = frozenset({"notes", "python-source"})
 
 
+# A quote in any style people use for pasted output: `backticks`, "double", “curly” and
+# 「CJK」 quotes. Single quotes are left out: they are apostrophes as often as quotes.
+_QUOTED = re.compile(
+    r'`([^`]+)`|"([^"]{4,})"|\u201c([^\u201d]{4,})\u201d|\u300c([^\u300d]{4,})\u300d'
+)
+_BLOCK_QUOTE = re.compile(r"^\s{0,3}>\s?(.+)$")
+
+
 def quoted_parts(text: str) -> list[str]:
-    """What a line of a person's words holds in `backticks`: pasted tool output, which log
-    queries read as log lines (the prose around it they do not).
+    """What a line of a person's words quotes: pasted tool output, which log queries read as
+    log lines (the prose around it they do not). Any quoting style counts: backticks,
+    double or curly quotes, 「」, and a Markdown block quote (`> line`).
 
     >>> quoted_parts("rank 3 prints `NCCL WARN Cuda failure 'out of memory'` and stops")
     ["NCCL WARN Cuda failure 'out of memory'"]
-    >>> quoted_parts("no quotes here")
+    >>> quoted_parts('it fails with "NET/IB : Got completion from peer x with error 12"')
+    ['NET/IB : Got completion from peer x with error 12']
+    >>> quoted_parts("> [rank1]: RuntimeError: NCCL error")
+    ['[rank1]: RuntimeError: NCCL error']
+    >>> quoted_parts("no quotes here, isn't it")
     []
     """
-    return text.split("`")[1::2]
+    block = _BLOCK_QUOTE.match(text)
+    if block:
+        return [block.group(1)]
+    return [next(g for g in m.groups() if g is not None) for m in _QUOTED.finditer(text)]
 
 
 def glob_ok(path: str, globs: Sequence[str]) -> bool:

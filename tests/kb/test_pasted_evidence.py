@@ -70,3 +70,32 @@ def test_prose_in_notes_is_not_a_log_line(
     assert all(m["level"] != "confirmed" for m in verdicts)
     log_queries = {"watchdog_timeout", "link_down", "link_flap", "peer_watchdog"}
     assert not [e for m in verdicts for e in m["evidence"] if e["query"] in log_queries]
+
+
+@pytest.mark.parametrize(
+    "quoted",
+    [
+        '"{line}"',  # straight double quotes
+        "\u201c{line}\u201d",  # curly quotes, as word processors and chat apps write them
+        "\u300c{line}\u300d",  # CJK corner brackets
+        "\n> {line}\n",  # a Markdown block quote
+    ],
+)
+def test_a_message_quoted_in_any_style_is_tool_output(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], quoted: str
+) -> None:
+    line = (
+        "[Rank 1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=20811, "
+        "OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=1800000) ran for 1800049 "
+        "milliseconds before timing out."
+    )
+    (tmp_path / "notes.md").write_text(
+        "Training hangs at the save after evaluation, then it prints "
+        + quoted.format(line=line)
+        + " and dies.\n",
+        encoding="utf-8",
+    )
+    main(["diagnose", "--evidence", str(tmp_path), "--format", "json"])
+    data = json.loads(capsys.readouterr().out)
+    shown = {e["query"] for m in data["matches"] + data["possible"] for e in m["evidence"]}
+    assert "watchdog_timeout" in shown
