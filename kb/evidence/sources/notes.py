@@ -31,6 +31,8 @@ class NotesSource(WholeFileSource):
 
     @classmethod
     def sniff(cls, head: str, name: str) -> float:
+        if tool_output(head):
+            return 0.0  # `error.txt` holding `RuntimeError: …` is a log, whatever its name
         stem = name.rsplit(".", 1)
         ext = stem[1].lower() if len(stem) == 2 else ""
         if ext in ("md", "rst"):
@@ -42,7 +44,8 @@ class NotesSource(WholeFileSource):
             # torchrun or NCCL (which would make a one-line file look like their log)
             return 0.95 if mostly_prose(head) else 0.85
         if ext in ("", "txt") and mostly_prose(head):
-            return 0.5
+            # sentences beat a log's sniff: prose that names torchrun or NCCL is no log
+            return 0.92 if _sentences(head) else 0.5
         if SYMPTOMS.search(head) and len(head) < 4096 and not re.search(r"\d{2}:\d{2}:\d{2}", head):
             return 0.3
         return 0.0
@@ -131,6 +134,41 @@ def mostly_prose(head: str) -> bool:
         and sum(len(w) for w in _WORD.findall(ln)) >= 0.6 * len(ln.strip())
     )
     return prose >= 0.8 * len(lines)
+
+
+# a line only a program prints: NCCL's, an exception, a traceback or c10 frame, a launcher
+# prefix, glog/c10 severity, libstdc++'s terminate
+_TOOL_LINE = re.compile(
+    r"^\s*(?:\[[A-Za-z_]+\d+\]:\s*)*(?:[\w.]*(?:Error|Exception|Warning)\b:?|File \"|Traceback "
+    r"|frame #\d+|\[?[EWIF]\d{4} |\[[EWIF] [\w.]+:\d+\]|terminate called|what\(\):|\^+\s*$"
+    r"|\S+:\d+:\d+ \[\d+\] NCCL |NCCL (?:INFO|WARN)\b)"
+    r"|^\s{4}\S"  # the source line a traceback quotes
+)
+_MAX_TOOL_LINES = 12
+
+
+def tool_output(head: str) -> bool:
+    """A small file every line of which a program printed (an error pasted into `error.txt`).
+
+    >>> tool_output("torch.distributed.DistBackendError: NCCL error in: x.cpp:1970\\n")
+    True
+    >>> tool_output("RuntimeError: boom\\nI think it is the network.\\n")
+    False
+    """
+    lines = [ln for ln in head.splitlines() if ln.strip()]
+    if not lines or len(lines) > _MAX_TOOL_LINES:
+        return False
+    return all(_TOOL_LINE.search(ln) for ln in lines)
+
+
+_LOWER_WORD = re.compile(r"\b[a-z]{2,}\b")
+
+
+def _sentences(head: str) -> bool:
+    """Every line is a sentence: four lower-case words at least (or Chinese), which an
+    `export`/`declare -x` listing or a log line with a few words is not."""
+    lines = [ln for ln in head.splitlines()[:40] if ln.strip()]
+    return all(len(_LOWER_WORD.findall(ln)) >= 4 or len(_CJK.findall(ln)) >= 8 for ln in lines)
 
 
 FENCE = re.compile(r"^\s*(```+|~~~+)\s*([\w+-]*)")

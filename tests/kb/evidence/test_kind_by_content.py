@@ -1,0 +1,50 @@
+"""A file's kind is decided by what it holds, not by its name (issue 24, item 5): one-line
+error files are logs, prose stays notes even when it names a launcher, and command lines are
+the command the user ran."""
+
+from __future__ import annotations
+
+import pytest
+
+from kb.evidence.reader import read_evidence
+from kb.evidence.registry import classify
+
+ERROR_LINES = {
+    "issue-title-error.txt": "torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/"
+    "distributed/c10d/ProcessGroupNCCL.cpp:1970, unhandled system error, NCCL version 2.19.3\n",
+    "error.txt": "RuntimeError: NCCL communicator was aborted on rank 3. Original reason for "
+    "failure was: [Rank 3] Watchdog caught collective operation timeout\n",
+    "notes.txt": "node1:2345:2399 [0] NCCL WARN NET/IB : Got completion from peer 10.0.0.2<5555> "
+    "with error 12, opcode 0, len 0, vendor err 129\n",
+    "problem.txt": '  File "/opt/conda/lib/python3.10/site-packages/torch/distributed/'
+    'distributed_c10d.py", line 2050, in all_reduce\n    work = group.allreduce([tensor], opts)\n'
+    "torch.distributed.DistBackendError: NCCL error\n",
+    "description": "[rank1]: RuntimeError: CUDA error: an illegal memory access was encountered\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(ERROR_LINES))
+def test_a_file_of_tool_output_is_a_log_whatever_its_name(name: str) -> None:
+    assert classify(ERROR_LINES[name], name) != "notes"
+
+
+PROSE = {
+    "notes.txt": "We launch it with torchrun on two nodes and it hangs after the NCCL init.\n",
+    "issue.txt": "The job hangs at the first allreduce when we use two nodes. It works on one "
+    "node with eight GPUs.\n",
+    "hang.txt": "We launch it with torchrun on two nodes and it hangs after the NCCL init.\n",
+    "what I see.txt": "Training with deepspeed on four nodes stops after the first step and "
+    "nothing is printed any more.\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(PROSE))
+def test_prose_stays_notes_even_when_it_names_a_launcher(name: str) -> None:
+    assert classify(PROSE[name], name) == "notes"
+
+
+def test_an_error_file_read_as_a_log_keeps_its_error_line(tree) -> None:  # type: ignore[no-untyped-def]
+    root = tree({"issue-title-error.txt": ERROR_LINES["issue-title-error.txt"]})
+    facts = read_evidence(root).facts
+    assert facts.notes == []
+    assert [ev.line for ev in facts.suspicious] == [1]
