@@ -14,14 +14,29 @@ from collections.abc import Callable, Iterable
 # never goes into the multi-pattern scan of log files), so checking it costs no scan compile.
 RegexChecker = Callable[[str, bool, bool], "str | None"]
 
+# (pattern, ignore_case, line) -> whether the scanner finds the pattern in the line, matching
+# its bytes as the scan engines do (so `\b` beside a Chinese character behaves as in a scan).
+LineMatcher = Callable[[str, bool, str], bool]
+
 _regex_checker: RegexChecker | None = None
 _source_names: Callable[[], Iterable[str]] | None = None
+_line_matcher: LineMatcher | None = None
 
 
-def install(*, regex_checker: RegexChecker, source_names: Callable[[], Iterable[str]]) -> None:
-    """Called once by the runtime; both are called lazily, so importing stays cheap."""
-    global _regex_checker, _source_names
-    _regex_checker, _source_names = regex_checker, source_names
+def install(
+    *,
+    regex_checker: RegexChecker,
+    source_names: Callable[[], Iterable[str]],
+    line_matcher: LineMatcher | None = None,
+) -> None:
+    """Called once by the runtime; all are called lazily, so importing stays cheap."""
+    global _regex_checker, _source_names, _line_matcher
+    _regex_checker, _source_names, _line_matcher = regex_checker, source_names, line_matcher
+
+
+def scanner_matches(pattern: str, ignore_case: bool, line: str) -> bool | None:
+    """Whether the scanner would find `pattern` in `line`, or None when no runtime is installed."""
+    return _line_matcher(pattern, ignore_case, line) if _line_matcher is not None else None
 
 
 def regex_problem(pattern: str, ignore_case: bool, scanned: bool = True) -> str | None:

@@ -17,4 +17,12 @@ def _source_names() -> list[str]:
     return list(SOURCES)
 
 
-_language_runtime.install(regex_checker=_validate_regex, source_names=_source_names)
+def _line_matches(pattern: str, ignore_case: bool, line: str) -> bool:
+    from kb.scan.regexes import line_regex
+
+    return line_regex(pattern, ignore_case).search(line.encode()) is not None
+
+
+_language_runtime.install(
+    regex_checker=_validate_regex, source_names=_source_names, line_matcher=_line_matches
+)

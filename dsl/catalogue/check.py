@@ -27,6 +27,12 @@ def _python_regex(pattern: str, ignore_case: bool = False) -> re.Pattern[str] | 
         return None
 
 
+def _finds(pattern: re.Pattern[str], text: str) -> bool:
+    """As the scanner would: its byte engine when the runtime is installed, else Python's."""
+    scanned = runtime.scanner_matches(pattern.pattern, bool(pattern.flags & re.IGNORECASE), text)
+    return scanned if scanned is not None else pattern.search(text) is not None
+
+
 def _message(msg: cm.Message, case_ids: set[str] | None) -> Iterator[Diagnostic]:
     where = f"message `{msg.id}`"
     compiled: list[re.Pattern[str]] = []
@@ -58,7 +64,7 @@ def _message(msg: cm.Message, case_ids: set[str] | None) -> Iterator[Diagnostic]
                 help=f"fields of its wordings: {', '.join(sorted(known)) or 'none'}",
             )
     for sample in msg.samples:
-        if compiled and not any(p.search(sample.text) for p in compiled):
+        if compiled and not any(_finds(p, sample.text) for p in compiled):
             yield Diagnostic.at(
                 sample.span,
                 f"a sample of {where} matches none of its wordings",
@@ -98,11 +104,20 @@ def _words(words: cm.Words) -> Iterator[Diagnostic]:
         else:
             compiled.append(found)
     for sample in words.samples:
-        if compiled and not any(p.search(sample) for p in compiled):
+        if compiled and not any(_finds(p, sample) for p in compiled):
             yield Diagnostic.at(
                 words.span,
                 f"the sample {sample!r} of {where} matches none of its phrasings",
                 code="catalogue/sample-unmatched",
+            )
+    for unlike in words.unlike:
+        hits = [p.pattern for p in compiled if _finds(p, unlike)]
+        if hits:
+            yield Diagnostic.at(
+                words.span,
+                f"{where} matches {unlike!r}, which it must not (its phrasing /{hits[0]}/)",
+                code="catalogue/unlike-matched",
+                help="tighten the phrasing; never drop the counter-example",
             )
 
 

@@ -60,6 +60,7 @@ WORDS_SPEC = BlockSpec(
     fields=(
         Field("means", TEXT, "The idea.", True),
         Field("sample", TEXT, "A phrasing it must match.", repeatable=True),
+        Field("unlike", TEXT, "Prose it must not match (a counter-example).", repeatable=True),
     ),
 )
 REGRESSION = BlockSpec(
@@ -246,6 +247,7 @@ class CatalogueLowerer(Lowerer):
             en=phrasings["en"],
             zh=phrasings["zh"],
             samples=[v for v in values.get("sample") or [] if v],
+            unlike=[v for v in values.get("unlike") or [] if v],
             span=block.span,
         )
 

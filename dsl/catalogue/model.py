@@ -93,6 +93,7 @@ class Words(Node):
     en: list[Regex] = Field(default_factory=list)
     zh: list[Regex] = Field(default_factory=list)
     samples: list[str] = Field(default_factory=list)
+    unlike: list[str] = Field(default_factory=list)  # prose it must not match
 
     def patterns(self) -> list[Regex]:
         return [*self.en, *self.zh]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from dsl.api import known_case_ids
@@ -108,3 +109,31 @@ def test_the_bundled_catalogue_checks_clean() -> None:
     found = [*loaded.diagnostics, *check_catalogue(loaded.catalogue, known_case_ids())]
     errors = [d for d in found if d.severity.value == "error"]
     assert errors == []
+
+
+def test_words_must_not_match_their_counter_examples(tmp_path: Path) -> None:
+    text = MESSAGE.replace(
+        '  sample "it hangs at step 1"\n',
+        '  sample "it hangs"\n  unlike "the change hangs nothing"\n',
+    )
+    _, problems = _load(tmp_path, text)
+    assert any(
+        "catalogue/unlike-matched" in p and "the change hangs nothing" in p for p in problems
+    )
+    fine = MESSAGE.replace(
+        '  sample "it hangs at step 1"\n',
+        '  sample "it hangs"\n  unlike "I changed the learning rate"\n',
+    )
+    assert _load(tmp_path, fine)[1] == []
+
+
+def test_samples_are_checked_as_the_scanner_matches_bytes(tmp_path: Path) -> None:
+    # `\b` before a Chinese character at the start of a line: a word boundary for Python's text
+    # regex (卡 is a word character there), none for the byte engines the scanner runs (a
+    # non-ASCII byte is no word character), so the sample would never be found in a real scan
+    text = MESSAGE.replace("zh [/卡住/]", "zh [/\\\\b卡住/]").replace(
+        'sample "it hangs at step 1"', 'sample "卡住了"'
+    )
+    _, problems = _load(tmp_path, text)
+    assert any("catalogue/sample-unmatched" in p and "卡住了" in p for p in problems)
+    assert re.search(r"\b卡住", "卡住了")  # Python alone would have passed it
