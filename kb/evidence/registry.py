@@ -18,6 +18,7 @@ from kb.evidence.sources.accelerate_config import AccelerateConfigSource
 from kb.evidence.sources.accelerate_env import AccelerateEnvSource
 from kb.evidence.sources.base import LineSource, Source, WholeFileSource
 from kb.evidence.sources.collect_env import CollectEnvSource
+from kb.evidence.sources.command import CommandSource
 from kb.evidence.sources.environment import EnvDumpSource
 from kb.evidence.sources.flight_recorder import FlightRecorderSource
 from kb.evidence.sources.nccl import NcclSource
@@ -44,6 +45,7 @@ _ORDER: tuple[type[Source], ...] = (
     NpuSmiSource,
     AccelerateConfigSource,
     PythonSource,
+    CommandSource,
     EnvDumpSource,
     StackDumpSource,
     PlogSource,

@@ -8,6 +8,7 @@ import re
 from kb.evidence.context import FileContext
 from kb.evidence.facts import Device, PackageCapture
 from kb.evidence.sources.base import WholeFileSource
+from kb.evidence.sources.command import command_facts
 from kb.evidence.sources.python_source import PythonSource
 from kb.evidence.sources.reported import device_mentions, versions_in
 
@@ -61,6 +62,9 @@ class NotesSource(WholeFileSource):
             if raw.strip() and len(notes) < _MAX_NOTES:
                 line = self.ctx.line(no, raw)
                 notes.append(self.ctx.evidence(line, self.name))
+        # a command line the user pasted (`NCCL_P2P_DISABLE=1 torchrun …`, `export …`) is the
+        # command they ran: its settings and world size are facts, as in a command file
+        command_facts(self.ctx, [(no, raw.strip().strip("`")) for no, raw in enumerate(lines, 1)])
         blocks = fenced_blocks(lines)
         in_block = {no for first, last, _ in blocks for no in range(first, last + 1)}
         self._reported_facts([(no, raw) for no, raw in enumerate(lines, 1) if no not in in_block])
