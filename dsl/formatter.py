@@ -324,3 +324,41 @@ def format_text(text: str, path: str = "<string>") -> str:
     from dsl.parser import parse_text
 
     return format_file(parse_text(text, path))
+
+
+class DeclarationPrinter(Printer):
+    """Prints a catalogue file: its declarations at the top level, a blank line between."""
+
+    def declarations(self) -> str:
+        for c in self.comments.header:
+            self.out.append(c)
+        whole = self.file.case
+        for i, block in enumerate(whole.items):
+            if i:
+                self.out.append("")
+            self.statement(block, 0)
+        self.out.extend(self.comments.of(whole).end)
+        self.out.extend(self.comments.footer)
+        return "\n".join(self.out).lstrip("\n") + "\n"
+
+
+def format_declarations(text: str, path: str = "<string>") -> str:
+    """A catalogue file's canonical text (the same layout as a case's blocks).
+
+    The declarations are held in a stand-in case spanning the whole file, so comments find
+    their statements exactly as in a case. Raises `CaseSyntaxError` or `FormatError`."""
+    from dsl.parser import _comments, parse_declarations
+
+    blocks = parse_declarations(text, path)
+    lines = text.split("\n")
+    whole = s.CaseNode(
+        id="",
+        items=list(blocks),
+        span=Span(path=path, line=1, column=1, end_line=len(lines) + 1, end_column=1),
+    )
+    comments = [
+        c.model_copy(update={"span": c.span.model_copy(update={"path": path})})
+        for c in _comments(text)
+    ]
+    file = s.CaseFile(case=whole, comments=comments, span=whole.span)
+    return DeclarationPrinter(file).declarations()

@@ -17,8 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from dsl.api import DEFAULT_CASES, find_case_files
+from dsl.catalogue.load import catalogue_files
 from dsl.diagnostics import Diagnostic, render
-from dsl.formatter import FormatError, format_text
+from dsl.formatter import FormatError, format_declarations, format_text
 from dsl.parser import CaseSyntaxError
 from kb.cli.options import exit_status
 
@@ -57,6 +58,11 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(func=run)
 
 
+def is_catalogue_path(path: Path | str) -> bool:
+    """A path inside a folder named `catalogue` holds declarations, not a case."""
+    return "catalogue" in Path(path).resolve().parts
+
+
 def write_atomic(path: Path, text: str) -> None:
     """Replace `path` by `text` in one step, keeping its permissions."""
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
@@ -84,6 +90,8 @@ def _formatted(path: Path) -> tuple[str | None, str | None]:
         )
         return None, None
     try:
+        if is_catalogue_path(path):
+            return text, format_declarations(text, shown)
         return text, format_text(text, shown)
     except (CaseSyntaxError, FormatError) as err:
         print(render(err.diagnostic, text), file=sys.stderr)
@@ -92,7 +100,10 @@ def _formatted(path: Path) -> tuple[str | None, str | None]:
 
 def run(args: argparse.Namespace) -> int:
     check = args.check or args.diff
-    files, problems = find_case_files(args.paths or [DEFAULT_CASES])
+    given = args.paths or [DEFAULT_CASES]
+    catalogue = [Path(p) for p in given if is_catalogue_path(p)]
+    files, problems = find_case_files([p for p in given if not is_catalogue_path(p)])
+    files += catalogue_files(catalogue)
     failed = bool(problems)
     for problem in problems:
         print(render(problem, None), file=sys.stderr)

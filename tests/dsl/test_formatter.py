@@ -188,3 +188,31 @@ def test_conditions_keep_their_meaning(condition: str) -> None:
 def test_numbers_and_regexes_are_printed_as_written() -> None:
     src = "case c {\n  rank 01\n  weight_x -2.50\n  pattern /a\\/b\\d+/i\n}\n"
     assert format_text(src) == src
+
+
+CATALOGUE_FILE = """# Messages of a toy emitter.
+message  toy.a.first { emitter nccl
+  means "first"   # what it means
+  role shared causes [unknown]
+  wording "Got completion with error {status:int}" { source "a.cc:1@v1" }
+}
+# the second one
+message toy.a.second {
+  emitter nccl means "second" role context
+  wording "NCCL version {version}" {}
+}
+# end of file
+"""
+
+
+def test_a_catalogue_file_formats_like_a_case_and_keeps_its_comments() -> None:
+    from dsl.formatter import format_declarations
+    from dsl.parser import parse_declarations
+
+    out = format_declarations(CATALOGUE_FILE)
+    assert out.startswith("# Messages of a toy emitter.\nmessage toy.a.first {\n  emitter nccl\n")
+    assert '  means "first"  # what it means\n' in out
+    assert "}\n\n# the second one\nmessage toy.a.second {\n" in out
+    assert out.endswith("}\n# end of file\n")
+    assert format_declarations(out) == out  # idempotent
+    assert parse_declarations(out) == parse_declarations(CATALOGUE_FILE)  # same content
