@@ -196,6 +196,31 @@ class ProcessFailure:
 
 
 @dataclass(kw_only=True)
+class Sighting:
+    """One capture's value of something, and where it says so."""
+
+    value: str
+    file: str
+    line: int = 0  # 0: the file as a whole (a version parsed from a table)
+
+    @property
+    def where(self) -> str:
+        return f"{self.file}:{self.line}" if self.line else self.file
+
+
+@dataclass(kw_only=True)
+class Disagreement:
+    """Captures that disagree on one thing, kept as an A/B: each file with the value it says
+    ("node0.log says 2.18.1, node1.log says 2.19.3"), so a case can read which is which."""
+
+    what: str  # "nccl version", "package torch", "env NCCL_P2P_DISABLE"
+    sightings: list[Sighting] = field(default_factory=list)
+
+    def sentence(self) -> str:
+        return f"{self.what}: " + ", ".join(f"{s.where} says {s.value}" for s in self.sightings)
+
+
+@dataclass(kw_only=True)
 class Facts:
     """Everything the evidence reader understood about one evidence folder."""
 
@@ -232,6 +257,8 @@ class Facts:
     # the lines that printed a version read from a log (`NCCL version 2.19.3+cuda12.3`), so a
     # verdict about a release can show where its version came from
     version_lines: list[EvidenceLine] = field(default_factory=list)
+    # captures that disagree (two NCCL versions…), each value with its file: an A/B
+    disagreements: list[Disagreement] = field(default_factory=list)
 
     def kinds(self) -> set[str]:
         return {f.kind for f in self.files}

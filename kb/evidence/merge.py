@@ -6,7 +6,7 @@ import dataclasses
 from collections import defaultdict
 from collections.abc import Callable
 
-from kb.evidence.facts import EvidenceLine, Facts
+from kb.evidence.facts import Disagreement, EvidenceLine, Facts, Sighting
 from kb.evidence.ranks import process_in_name
 
 ENV_PREFIXES = ("NCCL_", "TORCH_", "CUDA_", "HCCL_", "ASCEND_")
@@ -22,14 +22,38 @@ def _extend(total: Facts, part: Facts, name: str, kind: str, origin: str) -> Non
 
 
 def _first_or_conflict(total: Facts, part: Facts, name: str, kind: str, origin: str) -> None:
-    """A version: the first one wins; a different later one is a conflict, said plainly."""
+    """A version: the first one wins; a different later one is an A/B, said with the file
+    (and line) of each value and kept in `disagreements`. The first value's file is the one
+    whose version line printed it (lists merge first, so it is in the total already)."""
     new, old = getattr(part, name), getattr(total, name)
     if new is None:
         return
     if old is None:
         setattr(total, name, new)
-    elif old != new:
-        total.conflicts.append(f"{name.replace('_', ' ')} is {old} elsewhere but {new} in {origin}")
+        return
+    label = name.replace("_", " ")
+    ab = next((d for d in total.disagreements if d.what == label), None)
+    seen = Sighting(value=new, file=origin, line=_printed_at(part.version_lines, new, origin))
+    if old == new:
+        if ab is not None:  # a third capture agreeing with the first: one more sighting
+            ab.sightings.append(seen)
+        return
+    first = next((ev for ev in total.version_lines if old in ev.text and ev.file != origin), None)
+    if first is None:  # a version no line printed (a table, facts built by hand)
+        total.conflicts.append(f"{label} is {old} elsewhere but {new} in {origin}")
+        return
+    if ab is None:
+        ab = Disagreement(
+            what=label, sightings=[Sighting(value=old, file=first.file, line=first.line)]
+        )
+        total.disagreements.append(ab)
+    ab.sightings.append(seen)
+    total.conflicts.append(f"{label}: {ab.sightings[0].where} says {old}, {seen.where} says {new}")
+
+
+def _printed_at(lines: list[EvidenceLine], value: str, origin: str) -> int:
+    """The line of `origin` that printed `value`, 0 when none did."""
+    return next((ev.line for ev in lines if ev.file == origin and value in ev.text), 0)
 
 
 def _first(total: Facts, part: Facts, name: str, kind: str, origin: str) -> None:
@@ -118,6 +142,37 @@ def package_conflicts(facts: Facts) -> list[str]:
             if not _same_version(first, version) and (name, first, version) not in reported:
                 reported.add((name, first, version))
                 out.append(f"{name} is {first} in {first_where} but {version} in {where}")
+    return out
+
+
+def capture_disagreements(facts: Facts) -> list[Disagreement]:
+    """Package versions and distributed-training variables two captures give differently,
+    as A/Bs: every capture of the package or variable with the value it says.
+
+    >>> from kb.evidence.facts import EnvCapture
+    >>> f = Facts(env_captures=[EnvCapture(file="a.env", variables={"NCCL_P2P_DISABLE": "1"},
+    ...     lines={"NCCL_P2P_DISABLE": 4}), EnvCapture(file="b.env", variables={"NCCL_P2P_DISABLE": "0"})])
+    >>> [d.sentence() for d in capture_disagreements(f)]
+    ['env NCCL_P2P_DISABLE: a.env:4 says 1, b.env says 0']
+    """
+    seen: dict[str, list[Sighting]] = defaultdict(list)
+    for cap in facts.package_captures:
+        if cap.tool == "notes":
+            continue  # the user's words are no capture (see notes.py)
+        for name, version in cap.packages.items():
+            line = cap.lines.get(name, 0)
+            seen[f"package {name}"].append(Sighting(value=version, file=cap.file, line=line))
+    for env in facts.env_captures:
+        for name, value in env.variables.items():
+            if name.startswith(ENV_PREFIXES):
+                line = env.lines.get(name, 0)
+                seen[f"env {name}"].append(Sighting(value=value, file=env.file, line=line))
+    out = []
+    for what, sightings in seen.items():
+        first = sightings[0].value
+        same = _same_version if what.startswith("package ") else str.__eq__
+        if any(not same(first, s.value) for s in sightings[1:]):
+            out.append(Disagreement(what=what, sightings=sightings))
     return out
 
 

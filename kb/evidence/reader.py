@@ -20,6 +20,7 @@ from kb.evidence.inputs import STDIN, InputFile, is_archive, walk
 from kb.evidence.layout import file_hints
 from kb.evidence.limits import Limits
 from kb.evidence.merge import (
+    capture_disagreements,
     collect_ranks,
     device_rank_conflicts,
     env_conflicts,
@@ -194,6 +195,7 @@ def _bundle(root: str, results: list[FileResult], skipped: list[SkippedFile]) ->
     facts.conflicts.extend(package_conflicts(facts))
     facts.conflicts.extend(env_conflicts(facts))
     facts.conflicts.extend(device_rank_conflicts(facts))
+    facts.disagreements.extend(capture_disagreements(facts))
     facts.ranks = collect_ranks(facts)
     return EvidenceBundle(root=root, facts=facts, hits=hits)
 
