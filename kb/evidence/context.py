@@ -12,11 +12,14 @@ from kb.evidence.facts import EvidenceLine, Facts
 from kb.evidence.fastpath import RANK_BYTES, RANK_LETTERS
 from kb.evidence.limits import Limits
 from kb.evidence.ranks import (
+    GREP_HINTS,
     PathHints,
     PidRanks,
     content_rank,
     device_rank,
+    grep_prefix,
     nccl_pid,
+    path_hints,
     strip_prefixes,
     timestamp,
 )
@@ -101,15 +104,25 @@ class FileContext:
             return self._cache[1]
         text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw
         text = text.rstrip("\r\n")
+        # a line pasted from `grep -H` (`logs/rank3.log:12:…`): its path is the file's, as if
+        # that file had been handed over; what follows is read like any line
+        rest, path_rank = text, None
+        head = text[:256]
+        if any(hint in head for hint in GREP_HINTS):
+            grepped = grep_prefix(text)
+            if grepped is not None:
+                rest, path_rank = grepped[1], path_hints(grepped[0]).rank
         # cheap substring tests first: each regex below needs its literal to be on the line
-        first = text[:1]
-        if (first == "[" and "]:" in text) or (first == "(" and " pid=" in text):
-            s = strip_prefixes(text)
+        first = rest[:1]
+        if (first == "[" and "]:" in rest) or (first == "(" and " pid=" in rest):
+            s = strip_prefixes(rest)
             body, rank, local_rank, pid = s.body, s.rank, s.local_rank, s.pid
         else:
-            body, rank, local_rank, pid = text, None, None, None
+            body, rank, local_rank, pid = rest, None, None, None
         if rank is None and RANK_LETTERS in body:  # content_rank needs "Rank" or "rank"
             rank = content_rank(body)
+        if rank is None:
+            rank = path_rank
         explicit = rank is not None
         if rank is None and local_rank is not None and self.file_rank is None:
             rank = local_rank if self.hints.node_index is None else None

@@ -68,6 +68,26 @@ def path_hints(display: str) -> PathHints:
     return PathHints(rank=rank, node=node, node_index=node_index, local_rank=local)
 
 
+# `grep -H` (and `-n`, `-C`): `logs/rank3.log:1234:…`, `node1/worker-3.log: …`, `x.log-12-…`
+_GREP = re.compile(
+    r"^((?:[\w.-]+/)*[\w.-]*?[A-Za-z][\w.-]*\.(?:log|txt|out|err|stdout|stderr))"
+    r"(?::\d{1,9}:|-\d{1,9}-|:)\s?"
+)
+GREP_HINTS = (".log", ".txt", ".out", ".err", ".std")  # one is in every grep prefix
+
+
+def grep_prefix(text: str) -> tuple[str, str] | None:
+    """(path, rest) of a line pasted from `grep -H`, whose path says which file it is from.
+
+    >>> grep_prefix("logs/rank3.log:1234:[rank3]: RuntimeError: boom")
+    ('logs/rank3.log', '[rank3]: RuntimeError: boom')
+    >>> grep_prefix("node1/worker-3.log: NCCL WARN x"), grep_prefix("see train.log for more")
+    (('node1/worker-3.log', 'NCCL WARN x'), None)
+    """
+    m = _GREP.match(text)
+    return (m.group(1), text[m.end() :]) if m else None
+
+
 _PREFIX = re.compile(r"^\[([A-Za-z_]+?)(\d{1,9})\]:\s?")
 _RAY = re.compile(r"^\((\w+) pid=(\d{1,9})(?:, ip=[^)]*)?\)\s")
 

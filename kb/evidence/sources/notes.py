@@ -7,6 +7,7 @@ import re
 
 from kb.evidence.context import FileContext
 from kb.evidence.facts import Device, PackageCapture
+from kb.evidence.ranks import grep_prefix
 from kb.evidence.sources.base import WholeFileSource
 from kb.evidence.sources.command import command_facts
 from kb.evidence.sources.python_source import PythonSource
@@ -115,7 +116,7 @@ _WORD = re.compile(r"[A-Za-z\u4e00-\u9fff][A-Za-z'\u4e00-\u9fff-]*")
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 _LOG_MARK = re.compile(
     r"\d{2}:\d{2}:\d{2}|^\s*(\[|File \"|Traceback|\w+Error\b)|\bNCCL (INFO|WARN)\b"
-    r"|^\S+:\d+:\d+ \[\d+\]|^[\w.-]+==\d|^\s*#|^\s{4}"
+    r"|^\S+:\d+:\d+ \[\d+\]|^[\w.-]+==\d|^\s*#|^\s{4}|^[\w./-]+\.(?:log|txt|out|err):"
 )
 
 
@@ -162,7 +163,13 @@ def tool_output(head: str) -> bool:
     lines = [ln for ln in head.splitlines() if ln.strip()]
     if not lines or len(lines) > _MAX_TOOL_LINES:
         return False
-    return all(_TOOL_LINE.search(ln) for ln in lines)
+    return all(_TOOL_LINE.search(_ungrepped(ln)) for ln in lines)
+
+
+def _ungrepped(line: str) -> str:
+    """The line without a `grep -H` prefix (`logs/rank3.log:12:`)."""
+    grepped = grep_prefix(line)
+    return grepped[1] if grepped else line
 
 
 _LOWER_WORD = re.compile(r"\b[a-z]{2,}\b")
