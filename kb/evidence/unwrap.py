@@ -102,6 +102,21 @@ def unwrap(data: bytes) -> bytes:
     return b"\n".join(out)
 
 
+def join_split_versions(text: str) -> str:
+    """Only the version joins of `unwrap`, for files parsed whole (a pip freeze pasted from a
+    narrow terminal: `torch==` / `2.1.0`); numbering kept the same way.
+
+    >>> join_split_versions("torch==\\n2.1.0\\nnumpy==1.26.0\\n")
+    'torch==2.1.0\\n\\nnumpy==1.26.0\\n'
+    """
+    lines = text.split("\n")
+    for i in range(len(lines) - 1):
+        joined = _version_join(lines[i].rstrip("\r").encode(), lines[i + 1].rstrip("\r").encode())
+        if joined is not None:
+            lines[i], lines[i + 1] = joined.decode(), ""
+    return "\n".join(lines)
+
+
 def _version_join(line: bytes, nxt: bytes) -> bytes | None:
     """`line` and `nxt` as one line when a version was broken from its name, else None."""
     if not _BEFORE_VERSION.search(line):

@@ -17,6 +17,7 @@ from kb.evidence.context import FileContext
 from kb.evidence.facts import PackageCapture
 from kb.evidence.sources.base import WholeFileSource
 from kb.evidence.sources.common import fraction
+from kb.evidence.unwrap import join_split_versions
 
 _FREEZE = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)(?:\[[^\]]*\])?\s*(===?|@)\s*(\S.*?)\s*$")
 _WHEEL_VERSION = re.compile(r"/[A-Za-z0-9_.]+?-(\d[^-/]*)-[^/]*\.whl")
@@ -65,7 +66,7 @@ class PipFreezeSource(WholeFileSource):
 
     def parse(self, text: str) -> None:
         rows = []
-        for no, raw in enumerate(text.splitlines(), 1):
+        for no, raw in enumerate(join_split_versions(text).splitlines(), 1):
             m = _FREEZE.match(raw)
             if not m or raw.lstrip().startswith("#"):
                 continue

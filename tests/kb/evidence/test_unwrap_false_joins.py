@@ -225,3 +225,13 @@ def test_requirement_split_at_double_equals_is_joined() -> None:
 def test_a_word_version_before_prose_is_not_joined() -> None:
     data = b"I tried the latest version\nIt still hangs\n"
     assert unwrap(data) == data
+
+
+def test_a_pip_freeze_split_at_double_equals_keeps_its_version(tree) -> None:  # type: ignore[no-untyped-def]
+    from kb.evidence.reader import read_evidence
+
+    text = "torch==\n2.1.0+cu121\naccelerate==0.28.0\nnumpy==1.26.4\n"
+    facts = read_evidence(tree({"pip-freeze.txt": text})).facts
+    (cap,) = facts.package_captures
+    assert cap.packages == {"torch": "2.1.0+cu121", "accelerate": "0.28.0", "numpy": "1.26.4"}
+    assert cap.lines["torch"] == 1 and cap.lines["numpy"] == 4
