@@ -2,7 +2,11 @@
 output, torchrun's per-process logs, NCCL debug files, plogs, py-spy dumps, kb run's own
 records. Each text file is streamed through the redactor line by line (a private-key block
 still goes whole) and rewritten only when a line changed; binary files (Flight Recorder
-pickles) are left as they are.
+pickles) are left as they are. A line longer than `PIECE` bytes (a job that prints a GiB
+without a newline) goes through in pieces cut at whitespace, so memory stays bounded
+whatever the line's length; a piece is never cut right after a key-like word, so a secret
+and its key stay in one piece (a piece may look like a line's start to the redactor: it then
+redacts more, never less).
 
 >>> import tempfile
 >>> log = Path(tempfile.mkdtemp()) / "rank0.log"
@@ -16,17 +20,62 @@ False
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO
 
+from kb.redact.secrets import _TRIGGER as TRIGGER
 from kb.redact.secrets import SecretRedactor
 
 HEAD = 8192
+PIECE = 1 << 20  # bytes of a line handed to the redactor at once
+_WORD = re.compile(rb"[^ \t\r\x0b\x0c]+")
+TAIL = 4096  # bytes searched back for a place to cut; at most this much is carried
+
+
+def _key_like(word: bytes) -> bool:
+    """A word a secret may follow (`password:`, `--token`, `Bearer`, `KEY=`): the
+    redactor's own trigger words, or a word ending in `:` or `=`."""
+    lower = word.lower()
+    return lower.endswith((b":", b"=")) or TRIGGER.search(lower.decode("latin-1")) is not None
+
+
+def _cut(piece: bytes) -> int:
+    """Where to end a piece of an unfinished line: at the last gap between words whose two
+    words before are not key-like, so a key and its value (`password: x`, `Authorization:
+    Basic x`) go to the redactor together; the last word, perhaps unfinished, always goes on
+    with the next piece. At the end when the last `TAIL` bytes hold no such gap."""
+    start = max(0, len(piece) - TAIL)
+    words = [(m.start(), m.end()) for m in _WORD.finditer(piece, start)]
+    for i in range(len(words) - 1, 0, -1):
+        before = [piece[s:e] for s, e in words[max(0, i - 2) : i]]
+        if not any(_key_like(w) for w in before):
+            return words[i][0]
+    return len(piece)
+
+
+def _pieces(src: BinaryIO, size: int = PIECE) -> Iterator[bytes]:
+    """The file's lines, each at most `size` bytes plus what was carried over; together
+    exactly the file's bytes."""
+    carry = b""
+    while True:
+        piece = carry + src.readline(size)
+        if piece == carry:
+            if carry:
+                yield carry
+            return
+        if piece.endswith(b"\n"):
+            carry = b""
+            yield piece
+            continue
+        end = _cut(piece)
+        carry = piece[end:]
+        yield piece[:end]
 
 
 def _decoded(src: BinaryIO) -> Iterator[str]:
-    for raw in src:
+    for raw in _pieces(src, PIECE):
         yield raw.decode("utf-8", "surrogateescape")
 
 
