@@ -18,8 +18,15 @@ CHUNK = 1 << 20
 
 @dataclass
 class Fetched:
-    path: str  # the local copy: a folder, or the archive file
+    path: str = ""  # the local copy: a folder, or the archive file
     skipped: list[str] = field(default_factory=list)
+    copied: int = 0  # files copied in full so far
+    current: str = ""  # the remote file being copied, while one is
+
+    def so_far(self) -> str:
+        """Where a copy that was stopped had got to, for the job's row."""
+        where = f" while copying {self.current}" if self.current else ""
+        return f"{self.copied} file(s) copied{where}"
 
 
 def _safe_relative(name: str, base: str) -> str | None:
@@ -45,8 +52,13 @@ def _copy(fs: object, src: str, dst: str, budget: list[int]) -> bool:
             budget[0] -= len(chunk)
 
 
-def fetch(url: str, into: str) -> Fetched:
+def fetch(url: str, into: str, result: Fetched | None = None) -> Fetched:
+    """Copy the job at `url` into the folder `into`. `result`, when given, is filled as the
+    copy goes, so a caller whose copy is stopped part-way (the job's time limit) still knows
+    the local path and what it holds."""
     import fsspec
+
+    result = result if result is not None else Fetched()
 
     fs, path = fsspec.core.url_to_fs(url)
     budget = [MAX_BYTES]
@@ -56,12 +68,15 @@ def fetch(url: str, into: str) -> Fetched:
     if not fs.exists(path):
         raise FileNotFoundError(f"no such job: {url}")
     if fs.isfile(path):
-        target = os.path.join(into, name)
-        done = _copy(fs, path, target, budget)
-        return Fetched(path=target, skipped=[] if done else [f"{url}: cut at {MAX_BYTES} bytes"])
+        result.path, result.current = os.path.join(into, name), path
+        if not _copy(fs, path, result.path, budget):
+            result.skipped.append(f"{url}: cut at {MAX_BYTES} bytes")
+        result.current = ""
+        result.copied = 1
+        return result
     root = os.path.join(into, name)
     os.makedirs(root, exist_ok=True)
-    result = Fetched(path=root)
+    result.path = root
     files = sorted(fs.find(path))
     if len(files) > MAX_FILES:
         result.skipped.append(f"{len(files) - MAX_FILES} file(s) past {MAX_FILES} not copied")
@@ -73,7 +88,10 @@ def fetch(url: str, into: str) -> Fetched:
             continue
         local = os.path.join(root, *rel.split("/"))
         os.makedirs(os.path.dirname(local), exist_ok=True)
+        result.current = remote
         if not _copy(fs, remote, local, budget):
             result.skipped.append(f"{remote}: the job's copy budget ({MAX_BYTES} bytes) ran out")
             break
+        result.copied += 1
+    result.current = ""
     return result

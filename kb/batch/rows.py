@@ -7,6 +7,9 @@ from typing import Any
 
 NO_MATCH = "no-match"
 ERROR = "error"
+TIMEOUT = "timeout"  # the job's time limit ran out; the row holds what was read before
+WORKER_DIED = "worker-died"  # the worker process died (OOM killer, lost node) past retries
+FAILED = (ERROR, TIMEOUT, WORKER_DIED)  # verdicts of a job kb could not diagnose in full
 MAX_POINTERS = 20  # evidence pointers per row: enough to open the lines, not the whole report
 
 # the row's columns, in order (Parquet needs one schema for every row)
@@ -22,6 +25,7 @@ COLUMNS = (
     "also",
     "files",
     "error",
+    "note",  # what was left out of the job (caps, copy budget), when anything was
 )
 
 
@@ -31,7 +35,14 @@ def row_from_report(job: str, report: dict[str, Any]) -> dict[str, Any]:
     ranked = list(report.get("matches", [])) + list(report.get("possible", []))
     files = sum(len(v) for v in report.get("evidence", {}).get("files", {}).values())
     row: dict[str, Any] = dict.fromkeys(COLUMNS)
-    row.update(job=job, files=files, also=[v["id"] for v in ranked[1:]], evidence=[], error="")
+    row.update(
+        job=job,
+        files=files,
+        also=[v["id"] for v in ranked[1:]],
+        evidence=[],
+        error="",
+        note=_caps_hit(report),
+    )
     if not ranked:
         row.update(verdict=NO_MATCH, level="none", confidence="low", score=0.0)
         return row
@@ -49,11 +60,23 @@ def row_from_report(job: str, report: dict[str, Any]) -> dict[str, Any]:
     return row
 
 
-def error_row(job: str, message: str) -> dict[str, Any]:
+def _caps_hit(report: dict[str, Any]) -> str:
+    """The reader's notes on limits that left part of the job unread (say, the archive member
+    cap), so a row that looks complete says when it is not."""
+    skipped = report.get("evidence", {}).get("skipped", [])
+    notes = [
+        f"{s.get('path')}: {s.get('reason')}"
+        for s in skipped
+        if isinstance(s, dict) and "not read" in str(s.get("reason", ""))
+    ]
+    return "; ".join(notes)[:500]
+
+
+def error_row(job: str, message: str, verdict: str = ERROR) -> dict[str, Any]:
     row: dict[str, Any] = dict.fromkeys(COLUMNS)
     row.update(
         job=job,
-        verdict=ERROR,
+        verdict=verdict,
         level="none",
         confidence="low",
         score=0.0,
@@ -61,5 +84,6 @@ def error_row(job: str, message: str) -> dict[str, Any]:
         also=[],
         files=0,
         error=message[:500],
+        note="",
     )
     return row

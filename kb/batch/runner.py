@@ -1,8 +1,11 @@
 """Running a batch as Ray tasks, one per job: on a local Ray instance started for the batch
 (`num_cpus=workers`, shut down at the end) or on an existing cluster (`address`).
 
-Rows come back as tasks finish (`on_row` sees each), and the batch's figures (wall time,
-each worker's peak memory) are kept for the summary and the benchmark.
+Rows come back as tasks finish (`on_row` sees each, so the caller can write it at once), and
+the batch's figures (wall time, each worker's peak memory) are kept for the summary and the
+benchmark. A worker that dies (the OOM killer, a lost node) is retried by Ray `max_retries`
+times and then becomes a `worker-died` row; the batch goes on. After `max_failures` failed
+jobs the rest are cancelled and `stopped` says so.
 """
 
 from __future__ import annotations
@@ -15,9 +18,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kb.batch.jobs import JobRef
-from kb.batch.task import diagnose_shipped, load_kb
+from kb.batch.rows import FAILED, WORKER_DIED, error_row
+from kb.batch.task import DEFAULT_JOB_TIMEOUT, diagnose_shipped, load_kb
 
 RAY_HINT = "pip install 'distkb[ray]'"
+# ray.wait blocks in C++ where Python's signal handlers cannot run: waiting in short turns
+# lets Ctrl-C through at once, not when the next job happens to finish
+WAIT_TURN_SECONDS = 0.5
+DEFAULT_MAX_RETRIES = 2  # a job whose worker died is run this many more times
 
 
 @dataclass
@@ -27,12 +35,15 @@ class BatchRun:
     worker_peak_rss_kb: dict[int, int] = field(default_factory=dict)  # pid -> peak
     task_seconds: float = 0.0
     cpu_seconds: float = 0.0  # CPU time the tasks used: the work, whatever the machine's load
+    failures: int = 0  # rows of jobs not diagnosed in full (error, timeout, worker-died)
+    stopped: str = ""  # why jobs were left unrun, when they were (--max-failures)
 
 
 def _collect(
     run: BatchRun, result: dict[str, Any], on_row: Callable[[dict[str, Any]], None]
 ) -> None:
     run.rows.append(result["row"])
+    run.failures += result["row"]["verdict"] in FAILED
     pid = int(result["pid"])
     run.worker_peak_rss_kb[pid] = max(
         run.worker_peak_rss_kb.get(pid, 0), int(result["peak_rss_kb"])
@@ -87,6 +98,26 @@ def _connect(ray: Any, address: str | None, workers: int) -> None:
         raise ClusterUnreachable(f"cannot reach {where}: {type(exc).__name__}: {reason}") from exc
 
 
+def task_name(job: JobRef) -> str:
+    """The task's name, which Ray shows in `ps` (`ray::kb-batch <job>`) and its dashboard:
+    which worker reads which job, printable whatever the job's name holds."""
+    shown = "".join(c if c.isprintable() else "?" for c in job.name)
+    return f"kb-batch {shown[:100]}"
+
+
+def _lost(job: JobRef, exc: Exception) -> dict[str, Any]:
+    """The result of a task Ray could not bring back (its worker died past the retries, its
+    node was lost): a row that says so, never a traceback."""
+    reason = " ".join(str(exc).split())[:300]
+    return {
+        "row": error_row(job.name, f"{type(exc).__name__}: {reason}", WORKER_DIED),
+        "pid": 0,
+        "peak_rss_kb": 0,
+        "seconds": 0.0,
+        "cpu_seconds": 0.0,
+    }
+
+
 def run_batch(
     jobs: list[JobRef],
     case_roots: list[str],
@@ -95,7 +126,12 @@ def run_batch(
     address: str | None = None,
     use_cache: bool = True,
     on_row: Callable[[dict[str, Any]], None] = lambda row: None,
+    job_timeout: float | None = DEFAULT_JOB_TIMEOUT,
+    max_retries: int = DEFAULT_MAX_RETRIES,
+    max_failures: int | None = None,
 ) -> BatchRun:
+    """Every job as one Ray task. Ctrl-C (KeyboardInterrupt) passes through, after each row
+    that came back has gone to `on_row` and Ray is shut down."""
     import ray
 
     run = BatchRun()
@@ -104,13 +140,32 @@ def run_batch(
     if owned:
         _connect(ray, address, workers)
     try:
-        task = ray.remote(num_cpus=1, max_retries=0)(diagnose_shipped)
+        # retry_exceptions stays False: an exception inside a job is its error row already;
+        # only system failures (a dead worker, a lost node) are retried
+        task = ray.remote(num_cpus=1, max_retries=max_retries, retry_exceptions=False)(
+            diagnose_shipped
+        )
         shipped = [ray.put(load_kb(case_roots, use_cache))]  # compiled once, here
-        pending = [task.remote(job, shipped) for job in jobs]
+        job_of = {
+            task.options(name=task_name(job)).remote(job, shipped, job_timeout): job for job in jobs
+        }
+        pending = list(job_of)
         while pending:
-            done, pending = ray.wait(pending, num_returns=1)
+            done, pending = ray.wait(pending, num_returns=1, timeout=WAIT_TURN_SECONDS)
             for ref in done:
-                _collect(run, ray.get(ref), on_row)
+                try:
+                    result = ray.get(ref)
+                except ray.exceptions.RayError as exc:
+                    result = _lost(job_of[ref], exc)
+                _collect(run, result, on_row)
+            if max_failures is not None and run.failures >= max_failures and pending:
+                for ref in pending:
+                    ray.cancel(ref, force=True)
+                run.stopped = (
+                    f"stopped after {run.failures} failed job(s) (--max-failures "
+                    f"{max_failures}); {len(pending)} job(s) not run"
+                )
+                break
     finally:
         if owned:
             ray.shutdown()

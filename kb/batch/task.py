@@ -3,7 +3,8 @@
 The driver compiles the knowledge base once and ships it to the cluster (`ray.put`); each
 worker process unpacks it once and keeps it (module cache), so workers need no case files
 and no job pays for compiling. Nothing a job holds can raise out of here: any failure
-becomes an error row.
+becomes an error row, and a job past its time limit a `timeout` row (for a remote job, with
+the diagnosis of the files copied before the limit).
 """
 
 from __future__ import annotations
@@ -15,8 +16,11 @@ import tempfile
 import time
 from typing import Any
 
+from kb.batch.deadline import JobTimeout, deadline
 from kb.batch.jobs import JobRef
-from kb.batch.rows import error_row, row_from_report
+from kb.batch.rows import TIMEOUT, error_row, row_from_report
+
+DEFAULT_JOB_TIMEOUT = 600.0  # seconds: a large job reads in well under a minute
 
 _SHIPPED: dict[str, Any] = {}  # object id -> knowledge base, per worker process
 
@@ -43,20 +47,52 @@ def _cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def diagnose_job(job: JobRef, kb: Any) -> dict[str, Any]:
-    """`{"row", "pid", "seconds", "cpu_seconds", "peak_rss_kb"}` for one job."""
+def _remote_row(job: JobRef, kb: Any, tmp: str, timeout: float | None) -> dict[str, Any]:
+    from kb.batch.fetch import Fetched, fetch
+
+    fetched = Fetched()
+    try:
+        with deadline(timeout):
+            fetch(job.location, tmp, fetched)
+            row = row_from_report(job.name, _diagnose(kb, fetched.path))
+    except JobTimeout as exc:
+        if fetched.current or not fetched.path:  # stopped while copying: read what came
+            return _partial_row(job, kb, fetched.path, f"{exc}; {fetched.so_far()}", timeout)
+        return error_row(job.name, f"{exc} while reading the evidence", TIMEOUT)
+    row["note"] = "; ".join([*fetched.skipped, *([row["note"]] if row["note"] else [])])[:500]
+    return row
+
+
+def _partial_row(
+    job: JobRef, kb: Any, path: str, message: str, timeout: float | None
+) -> dict[str, Any]:
+    """A `timeout` row holding the diagnosis of what was copied before the limit (files on
+    local disk now, read under a second limit of the same length)."""
+    if path and os.path.exists(path):
+        try:
+            with deadline(timeout):
+                row = row_from_report(job.name, _diagnose(kb, path))
+            row.update(verdict=TIMEOUT, error=message[:500])
+            return row
+        except JobTimeout:
+            message += "; what was copied did not read in time either"
+    return error_row(job.name, message, TIMEOUT)
+
+
+def diagnose_job(job: JobRef, kb: Any, timeout: float | None = None) -> dict[str, Any]:
+    """`{"row", "pid", "seconds", "cpu_seconds", "peak_rss_kb"}` for one job; `timeout`
+    seconds at most (enforced on the main thread, which is where Ray runs a task)."""
     started, cpu = time.perf_counter(), _cpu()
     try:
         if job.remote:
-            from kb.batch.fetch import fetch
-
             with tempfile.TemporaryDirectory(prefix="kb-batch-") as tmp:
-                fetched = fetch(job.location, tmp)
-                row = row_from_report(job.name, _diagnose(kb, fetched.path))
-                if fetched.skipped:
-                    row["error"] = "; ".join(fetched.skipped)[:500]
+                row = _remote_row(job, kb, tmp, timeout)
         else:
-            row = row_from_report(job.name, _diagnose(kb, job.location))
+            try:
+                with deadline(timeout):
+                    row = row_from_report(job.name, _diagnose(kb, job.location))
+            except JobTimeout as exc:
+                row = error_row(job.name, f"{exc} while reading the evidence", TIMEOUT)
     except Exception as exc:  # a broken job is one error row, never a failed batch
         row = error_row(job.name, f"{type(exc).__name__}: {exc}")
     return {
@@ -68,7 +104,9 @@ def diagnose_job(job: JobRef, kb: Any) -> dict[str, Any]:
     }
 
 
-def diagnose_shipped(job: JobRef, boxed: list[Any]) -> dict[str, Any]:
+def diagnose_shipped(
+    job: JobRef, boxed: list[Any], timeout: float | None = DEFAULT_JOB_TIMEOUT
+) -> dict[str, Any]:
     """The Ray task: `boxed` holds the knowledge base's object ref (in a list, so Ray hands
     over the ref and this worker fetches and unpacks it only the first time)."""
     import ray
@@ -78,4 +116,4 @@ def diagnose_shipped(job: JobRef, boxed: list[Any]) -> dict[str, Any]:
     if key not in _SHIPPED:
         _SHIPPED.clear()  # one batch at a time per worker
         _SHIPPED[key] = ray.get(ref)
-    return diagnose_job(job, _SHIPPED[key])
+    return diagnose_job(job, _SHIPPED[key], timeout)
