@@ -132,7 +132,7 @@ def _iter_tar(
         for seen, member in enumerate(tf, 1):
             if _capped(display, seen, skipped):
                 return
-            tf.members.clear()  # streaming: the members read are not needed again
+            cast(Any, tf).members.clear()  # streaming: the members passed are not needed again
             name = member.name
             child = _child(display, name)
             if member.isdir():
