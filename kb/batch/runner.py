@@ -45,9 +45,10 @@ def _collect(
     run.rows.append(result["row"])
     run.failures += result["row"]["verdict"] in FAILED
     pid = int(result["pid"])
-    run.worker_peak_rss_kb[pid] = max(
-        run.worker_peak_rss_kb.get(pid, 0), int(result["peak_rss_kb"])
-    )
+    if pid:  # 0: a row for a task that never came back
+        run.worker_peak_rss_kb[pid] = max(
+            run.worker_peak_rss_kb.get(pid, 0), int(result["peak_rss_kb"])
+        )
     run.task_seconds += float(result["seconds"])
     run.cpu_seconds += float(result["cpu_seconds"])
     on_row(result["row"])
