@@ -22,9 +22,11 @@ from typing import Any
 
 from dsl.compiler import KnowledgeBase
 from kb.evidence.facts import EvidenceLine
+from kb.evidence.inputs import shown_name
 from kb.match.diagnose import Diagnosis
 from kb.match.results import Verdict
 from kb.report.model import Ask, Candidate, Fix, Report, build
+from kb.report.shown_path import shown_command, shown_in
 
 
 def _line(query: str, ln: EvidenceLine) -> dict[str, Any]:
@@ -128,12 +130,12 @@ def _with_steps_marked(data: dict[str, Any], c: Candidate) -> dict[str, Any]:
 def _report(r: Report) -> dict[str, Any]:
     return {
         "state": r.state,
-        "answer": r.answer,
+        "answer": shown_in(r.answer, r.root),
         "why": r.why,
         "ranking": r.ranking,
         "platform": r.platform,
         "first_fix": None if r.first_fix is None else _fix(r.first_fix),
-        "next": {"command": r.next_command, "why": r.next_why},
+        "next": {"command": shown_command(r.next_command, r.root), "why": r.next_why},
         "read": r.read,
     }
 
@@ -142,7 +144,7 @@ def render_json(diagnosis: Diagnosis, kb: KnowledgeBase, facts: Any = None) -> s
     r = build(diagnosis, kb, facts)
     data: dict[str, Any] = {
         "schema": diagnosis.schema_id,
-        "evidence_root": diagnosis.evidence_root,
+        "evidence_root": shown_name(diagnosis.evidence_root),
         "evidence": diagnosis.evidence,
         "report": _report(r),
         "matches": [

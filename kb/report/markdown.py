@@ -12,8 +12,10 @@ import re
 from typing import Any
 
 from dsl.compiler import KnowledgeBase
+from kb.evidence.inputs import shown_name
 from kb.match.diagnose import Diagnosis
 from kb.report.model import CLAUSE_WORDS, STATE_WORDS, Ask, Candidate, Fix, Report, build
+from kb.report.shown_path import shown_command
 
 
 def _fence(text: str, lang: str = "", indent: str = "") -> list[str]:
@@ -129,11 +131,14 @@ def _candidate(index: int, c: Candidate) -> list[str]:
 def _head(r: Report, diagnosis: Diagnosis) -> list[str]:
     out = []
     if r.state == "empty" and r.skipped:
-        out += [f"**Nothing could be read in {_code(r.root)}: every file was skipped.**", ""]
+        out += [
+            f"**Nothing could be read in {_code(shown_name(r.root))}: every file was skipped.**",
+            "",
+        ]
         out += [f"- {_code(path)}: {_text(reason)}" for path, reason in r.skipped]
         out.append("")
     elif r.state == "empty":
-        out += [f"**This folder is empty: nothing was read in {_code(r.root)}.**", ""]
+        out += [f"**This folder is empty: nothing was read in {_code(shown_name(r.root))}.**", ""]
     elif r.state == "match":
         c = r.candidates[0]
         out += [
@@ -151,13 +156,16 @@ def _head(r: Report, diagnosis: Diagnosis) -> list[str]:
     if r.first_fix is not None:
         label = "Fix first" if r.state == "match" else "Fix, if it is this case"
         out += [f"**{label}: {_text(r.first_fix.title)}** (the steps are below)", ""]
-    out += [f"**Next:** {_text(r.next_why)}", *_fence(r.next_command, "bash")]
+    out += [
+        f"**Next:** {_text(r.next_why)}",
+        *_fence(shown_command(r.next_command, r.root), "bash"),
+    ]
     return out
 
 
 def render_markdown(diagnosis: Diagnosis, kb: KnowledgeBase, facts: Any = None) -> str:
     r = build(diagnosis, kb, facts)
-    out = ["## kb diagnose", "", f"Evidence: {_code(r.root)}", "", *_head(r, diagnosis)]
+    out = ["## kb diagnose", "", f"Evidence: {_code(shown_name(r.root))}", "", *_head(r, diagnosis)]
     for i, c in enumerate(r.candidates, 1):
         out += _candidate(i, c)
     for line in r.distinctions:

@@ -17,8 +17,10 @@ from typing import Any, TextIO
 
 from dsl.compiler import KnowledgeBase
 from kb.evidence.facts import EvidenceLine
+from kb.evidence.inputs import shown_name
 from kb.match.diagnose import Diagnosis
 from kb.report.model import CLAUSE_WORDS, STATE_WORDS, Ask, Candidate, Fix, Report, build
+from kb.report.shown_path import shown_command
 from kb.report.terminal import safe_for_terminal
 
 FIRST_SCREEN = 24
@@ -127,7 +129,7 @@ def _asks(items: list[Ask], style: Style, indent: str, printed: set[str]) -> lis
 def _first_screen(r: Report, style: Style, width: int) -> list[str]:
     out: list[str] = []
     if r.state == "empty" and r.skipped:
-        out.append(style.bold(f"Nothing could be read in {r.root}: "
+        out.append(style.bold(f"Nothing could be read in {shown_name(r.root)}: "
                               f"{len(r.skipped)} file(s) skipped."))  # fmt: skip
         out += [f"  {path}: {reason}" for path, reason in r.skipped[:3]]
         if len(r.skipped) > 3:
@@ -136,7 +138,7 @@ def _first_screen(r: Report, style: Style, width: int) -> list[str]:
                    "kb diagnose again.")  # fmt: skip
     elif r.state == "empty":
         out += [
-            style.bold(f"This folder is empty: nothing was read in {r.root}."),
+            style.bold(f"This folder is empty: nothing was read in {shown_name(r.root)}."),
             "  There is nothing to diagnose yet. Put the job's logs here, or capture the",
             "  environment with `kb collect`, then run kb diagnose on the result.",
         ]
@@ -162,7 +164,10 @@ def _first_screen(r: Report, style: Style, width: int) -> list[str]:
     else:
         out += [style.bold("No known case matches this evidence."), f"  {r.why}."]
     out += _fix_lines(r.first_fix, r.state, style)
-    out += [style.bold("Next: ") + style.bold("$ " + r.next_command.splitlines()[0])]
+    out += [
+        style.bold("Next: ")
+        + style.bold("$ " + shown_command(r.next_command, r.root).splitlines()[0])
+    ]
     out.append(f"  {style.dim(r.next_why)}")
     return [_clip(line, width) for line in out]
 
