@@ -31,6 +31,10 @@ _JSON_KEY = re.compile(
 _JSON_PAIR = re.compile(rf"\"name\"\s*:\s*\"({_NAME})\"\s*,\s*\"value\"\s*:\s*\"([^\"\n]*)\"")
 
 
+# JSON opens with `{"` or `[{`/`["`: a dmesg line (`[    0.37] … "pci=nocrs"`) does not
+_JSON_START = re.compile(r"\s*(?:\{\s*\"|\[\s*[\"{\[])")
+
+
 def _unquote(v: str) -> str:
     v = v.strip()
     if len(v) >= 2 and v[0] == v[-1] and v[0] in "\"'":
@@ -94,5 +98,4 @@ def looks_like_yaml_env(head: str) -> bool:
 
 def looks_like_json_env(head: str) -> bool:
     """A JSON text (object or array) that sets variables: `"Env": [...]` or `"NCCL_X": "…"`."""
-    start = head.lstrip()[:1]
-    return start in ("{", "[") and bool(json_env(head))
+    return _JSON_START.match(head) is not None and bool(json_env(head))

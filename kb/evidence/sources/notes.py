@@ -173,13 +173,18 @@ def _ungrepped(line: str) -> str:
 
 
 _LOWER_WORD = re.compile(r"\b[a-z]{2,}\b")
+_ASSIGNMENT = re.compile(r"^\s*(?:export\s+)?[A-Za-z_]\w*=")
 
 
 def _sentences(head: str) -> bool:
     """Every line is a sentence: four lower-case words at least (or Chinese), which an
     `export`/`declare -x` listing or a log line with a few words is not."""
     lines = [ln for ln in head.splitlines()[:40] if ln.strip()]
-    return all(len(_LOWER_WORD.findall(ln)) >= 4 or len(_CJK.findall(ln)) >= 8 for ln in lines)
+    return all(
+        (len(_LOWER_WORD.findall(ln)) >= 4 and len(ln.split()) >= 4 and not _ASSIGNMENT.match(ln))
+        or len(_CJK.findall(ln)) >= 8
+        for ln in lines
+    )
 
 
 FENCE = re.compile(r"^\s*(```+|~~~+)\s*([\w+-]*)")

@@ -48,3 +48,17 @@ def test_an_error_file_read_as_a_log_keeps_its_error_line(tree) -> None:  # type
     facts = read_evidence(root).facts
     assert facts.notes == []
     assert [ev.line for ev in facts.suspicious] == [1]
+
+
+def test_a_one_line_path_listing_stays_an_environment_dump() -> None:
+    # kb collect's env.txt when no NCCL_/TORCH_ variable is set: a PATH of words and slashes
+    line = "PATH=/root/.cargo/bin:/root/.pyenv/plugins/pyenv-virtualenv/shims:/usr/local/bin:/usr/bin\n"
+    assert classify(line, "env.txt") == "env-dump"
+
+
+def test_dmesg_naming_a_kernel_option_is_no_environment() -> None:
+    head = (
+        "[    0.118983] [mem 0xc0000000-0xeebfffff] available for PCI devices\n"
+        '[    0.371522] PCI: Using host bridge windows from ACPI; if necessary, use "pci=nocrs"\n'
+    )
+    assert classify(head, "dmesg.txt") != "env-dump"
