@@ -10,7 +10,7 @@ from pydantic import Field as ModelField
 from dsl import runtime
 from dsl import syntax as s
 from dsl.diagnostics import Diagnostic, did_you_mean
-from dsl.fields import INT, REGEX, SCOPES, STRINGS, WORD, WORDS, Field
+from dsl.fields import INT, REGEX, SCOPES, STRINGS, TEXT, WORD, WORDS, Field
 from dsl.kinds.base import (
     Code,
     Lowering,
@@ -34,6 +34,7 @@ class LogQuery(Query):
     rank: int | None = None
     min_count: int = 1
     max_count: int | None = None
+    keeps: str | None = None  # why it keeps its own pattern for a catalogued message
 
 
 FIELDS = (
@@ -49,6 +50,13 @@ FIELDS = (
     Field("rank", INT, "With `scope rank`: the rank."),
     Field("min_count", INT, "At least this many matching lines (default 1)."),
     Field("max_count", INT, "At most this many matching lines."),
+    Field(
+        "keeps",
+        TEXT,
+        "Why this query keeps its own pattern though the catalogue has the message: a "
+        "condition `where` cannot express yet (a range, a prefix, a comparison of two "
+        "fields, the rank a line names). Read by `kb check`.",
+    ),
 )
 
 
@@ -63,6 +71,7 @@ def lower(
         rank=v.get("rank"),
         min_count=v.get("min_count", 1),
         max_count=v.get("max_count"),
+        keeps=v.get("keeps"),
         **common,
     )
 

@@ -45,7 +45,7 @@ FIELDS = (
         STRINGS,
         'Conditions on the message\'s fields: ["status=12", "signal=9|15"] ("|" = any of).',
     ),
-    *(f for f in log.FIELDS if f.name != "pattern"),
+    *(f for f in log.FIELDS if f.name not in ("pattern", "keeps")),
 )
 
 

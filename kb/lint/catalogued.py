@@ -33,7 +33,7 @@ class CataloguedMessagePattern(Rule):
             for sample in message.samples
         ]
         for q in case.queries:
-            if type(q) is not m.LogQuery or q.sources == ["notes"]:
+            if type(q) is not m.LogQuery or q.sources == ["notes"] or q.keeps:
                 continue
             hit = sorted(
                 {

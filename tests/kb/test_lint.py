@@ -30,9 +30,9 @@ case lint-probe-remote-error {
   symptom "The job dies with ncclRemoteError" {
     shows [remote_error]
   }
-  evidence remote_error: log {
+  evidence remote_error: message {
     describe "NCCL reports a remote error"
-    pattern /ncclRemoteError: A call failed/
+    id pytorch.nccl-utils.remote-error-detail
   }
   evidence never_seen: log {
     describe "the very rare thing that rules it out"
