@@ -133,4 +133,7 @@ exit 1""",
     )  # fmt: skip
     report = json.loads(proc.stdout)
     assert proc.returncode == 1 and _cases(report) == ["nccl-known-bad-release"]
-    assert report["warnings"][0]["because"][0]["query"] == "nccl_2251_wheel"
+    # the release is known-bad from the catalogue's regressions, read by the case's one query
+    because = report["warnings"][0]["because"][0]
+    assert because["query"] == "bad_release"
+    assert "nvidia-nccl-cu12==2.25.1" in json.dumps(because)
