@@ -104,7 +104,15 @@ def catalogue_pages(catalogue: cm.Catalogue, cases: list[m.Case]) -> dict[str, s
     for emitter in sorted(by_emitter):
         messages = sorted(by_emitter[emitter], key=lambda x: x.id)
         index.append(f"- [{escape.line(emitter)}]({emitter}.md): {len(messages)} messages")
-        body = [f"# Messages printed by {escape.line(emitter)}", ""]
+        body = [
+            "---",
+            f"title: {escape.yaml_str(f'Messages printed by {emitter}')}",
+            f"description: {escape.yaml_str(f'What each {emitter} message means and which causes print it')}",
+            "---",
+            "",
+            f"# Messages printed by {escape.line(emitter)}",
+            "",
+        ]
         body += [message_section(msg, by_id) for msg in messages]
         pages[emitter_path(emitter)] = "\n".join(body) + "\n"
     pages[INDEX] = "\n".join(index) + "\n"
