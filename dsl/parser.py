@@ -217,10 +217,10 @@ def _too_deep(tree: Tree[Token], path: str) -> Diagnostic | None:
     return None
 
 
-def parse_declarations(text: str, path: str = "<string>") -> list[s.BlockNode]:
-    """Parse a catalogue file: its declarations, shaped like blocks. Raises `CaseSyntaxError`."""
+def _tree(lark: Any, text: str, path: str) -> Tree[Token]:
+    """The parse tree, or `CaseSyntaxError` with a located diagnostic (never a lark exception)."""
     try:
-        tree = catalogue_parser().parse(text)
+        tree: Tree[Token] = lark.parse(text)
     except UnexpectedInput as err:
         raise CaseSyntaxError(_syntax_diagnostic(path, text, err)) from None
     except LarkError as err:  # pragma: no cover - defensive: lark's other errors
@@ -230,23 +230,18 @@ def parse_declarations(text: str, path: str = "<string>") -> list[s.BlockNode]:
     deep = _too_deep(tree, path)
     if deep is not None:
         raise CaseSyntaxError(deep)
-    blocks: Any = ToSyntax(path).transform(tree)  # the `catalogue` rule gives a list
-    return list(blocks)
+    return tree
+
+
+def parse_declarations(text: str, path: str = "<string>") -> list[s.BlockNode]:
+    """Parse a catalogue file: its declarations, shaped like blocks. Raises `CaseSyntaxError`."""
+    blocks: Any = ToSyntax(path).transform(_tree(catalogue_parser(), text, path))
+    return list(blocks)  # the `catalogue` rule gives a list
 
 
 def parse_text(text: str, path: str = "<string>") -> s.CaseFile:
     """Parse one case file. Raises `CaseSyntaxError`, never a lark exception."""
-    try:
-        tree = case_parser().parse(text)
-    except UnexpectedInput as err:
-        raise CaseSyntaxError(_syntax_diagnostic(path, text, err)) from None
-    except LarkError as err:  # pragma: no cover - defensive: lark's other errors
-        raise CaseSyntaxError(
-            Diagnostic(path=path, message=f"cannot parse: {err}", code="syntax")
-        ) from None
-    deep = _too_deep(tree, path)
-    if deep is not None:
-        raise CaseSyntaxError(deep)
+    tree = _tree(case_parser(), text, path)
     try:
         case = ToSyntax(path).transform(tree)
     except VisitError as err:  # pragma: no cover - a bug in the transformer, not the input

@@ -40,6 +40,11 @@ class CatalogueLoad:
     files: list[Path] = field(default_factory=list)
 
 
+def is_catalogue_path(path: Path | str) -> bool:
+    """A path inside a folder named `catalogue` (or that folder) holds declarations, not a case."""
+    return "catalogue" in Path(path).resolve().parts
+
+
 def catalogue_paths_from_env() -> list[Path]:
     """Extra catalogue folders from `KB_CATALOGUE` (os.pathsep-separated), like KB_CASES."""
     raw = os.environ.get("KB_CATALOGUE", "")

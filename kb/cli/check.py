@@ -14,7 +14,7 @@ from typing import Any
 
 from dsl.api import DEFAULT_CASES, known_case_ids, load_cases
 from dsl.catalogue.check import check_catalogue
-from dsl.catalogue.load import CatalogueLoad, default_roots, load_catalogue
+from dsl.catalogue.load import CatalogueLoad, default_roots, is_catalogue_path, load_catalogue
 from dsl.diagnostics import Diagnostic, Severity, render
 from kb.cli.options import add_verbosity_options, exit_status
 from kb.lint import lint_cases
@@ -72,11 +72,6 @@ def summary(
             f"{n} catalogue entr{'y' if n == 1 else 'ies'} ({len(catalogue.files)} file(s))"
         )
     return f"checked {' and '.join(parts)}: {_counts(diagnostics)}"
-
-
-def is_catalogue_path(path: Path | str) -> bool:
-    """A path inside a folder named `catalogue` (or that folder itself) holds declarations."""
-    return "catalogue" in Path(path).resolve().parts
 
 
 def _check_catalogue(roots: list[Path]) -> tuple[CatalogueLoad, list[Diagnostic]]:

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from dsl.api import DEFAULT_CASES, find_case_files
-from dsl.catalogue.load import catalogue_files
+from dsl.catalogue.load import catalogue_files, is_catalogue_path
 from dsl.diagnostics import Diagnostic, render
 from dsl.formatter import FormatError, format_declarations, format_text
 from dsl.parser import CaseSyntaxError
@@ -56,11 +56,6 @@ def register(subparsers: Any) -> None:
         help="write nothing; print a unified diff of the changes (implies --check)",
     )
     parser.set_defaults(func=run)
-
-
-def is_catalogue_path(path: Path | str) -> bool:
-    """A path inside a folder named `catalogue` holds declarations, not a case."""
-    return "catalogue" in Path(path).resolve().parts
 
 
 def write_atomic(path: Path, text: str) -> None:
