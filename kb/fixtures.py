@@ -9,7 +9,7 @@ or a `todo` that records a known gap without failing.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -203,7 +203,14 @@ def fixture_evidence(case: m.Case, fixture: m.FixtureExpectation) -> dict[str, l
 
     bundle = read_bundle(kb, str(spec.folder), workers=1)
     verdict = run_case(compiled, bundle)
-    return {r.name: list(r.lines) for r in verdict.queries if r.truth.value == "true"}
+    # a line of the reporter's notes is their words (a quoted message at most): said so, so
+    # the site never shows prose as a line a tool printed
+    notes = {f.path for f in bundle.facts.files if f.kind == "notes"}
+    return {
+        r.name: [replace(x, source="notes") if x.file in notes else x for x in r.lines]
+        for r in verdict.queries
+        if r.truth.value == "true"
+    }
 
 
 def select(kb: KnowledgeBase, ids: Sequence[str] = ()) -> list[m.Case]:

@@ -19,7 +19,7 @@ from typing import Any
 
 from kb.export import fields as f
 from kb.export.alert import Alert, All, JobExpr, Leaf, Not, lines_rule_name
-from kb.export.backends import Conversion, Converted, convert
+from kb.export.backends import Conversion, Converted, convert, loki_limit_note
 from kb.export.rules import CONFIRM, rule_id
 from kb.export.sigma import CaseRules
 
@@ -177,6 +177,8 @@ def alert_query(
         item.query = RENDER[backend](alert, converted, lines)
     except ValueError as exc:
         item.error = str(exc)
+    if backend == "loki" and (limit := loki_limit_note(item.query)):
+        item.note += f"; {limit}"
     return item
 
 

@@ -73,7 +73,32 @@ def _loki() -> Any:
             )
         ],
     )
-    return LogQLBackend(processing_pipeline=pipeline)
+
+    class WholeRuleLogQLBackend(LogQLBackend):  # type: ignore[misc]
+        """pySigma splits a rule whose query passes 4,096 characters into several queries; a
+        split rule cannot sit in a correlation, and the split drops the top `or`'s last
+        arguments when they do not divide evenly. A rule stays one query here, and a query
+        longer than Loki's parser accepts is noted (`loki_limit_note`), never cut."""
+
+        def partition_rule(self, condition: Any, partitions: int) -> list[Any]:
+            return [condition]
+
+    return WholeRuleLogQLBackend(processing_pipeline=pipeline)
+
+
+# Loki's LogQL parser refuses a query longer than this (grafana/loki#3471, `maxInputSize`)
+LOKI_MAX_QUERY_BYTES = 5120
+
+
+def loki_limit_note(query: str) -> str:
+    """What to tell the user when a LogQL query is longer than Loki will parse."""
+    size = len(query.encode("utf-8"))
+    if size <= LOKI_MAX_QUERY_BYTES:
+        return ""
+    return (
+        f"{size} bytes, over Loki's {LOKI_MAX_QUERY_BYTES}-byte query limit: run it with "
+        "logcli in parts, or confirm the job with `kb diagnose`"
+    )
 
 
 def _lucene() -> Any:
@@ -165,6 +190,8 @@ def convert(backend: str, rules: list[dict[str, Any]]) -> Conversion:
                 item.query = "\n".join(str(q) for q in queries)
                 if backend == "elasticsearch":
                     item.query = esql_escaped(item.query)
+                if backend == "loki":
+                    item.note = loki_limit_note(item.query)
             except (SigmaError, NotImplementedError, RuntimeError) as exc:
                 item.error = f"{type(exc).__name__}: {exc}"
             result.queries.append(item)

@@ -14,11 +14,10 @@ import io
 import re
 from typing import Any
 
-from ruamel.yaml import YAML
-
 from kb.export.alert import Alert
 from kb.export.backends import Conversion
 from kb.export.rules import rule_name
+from kb.export.sigma import rules_yaml
 
 WINDOW = "5m"  # a base rule looks at the last minutes of a job's lines
 
@@ -73,10 +72,7 @@ def ruler_groups(
                 },
             }
         )
-    yaml = YAML(typ="safe", pure=True)
-    yaml.default_flow_style = False
-    yaml.sort_base_mapping_type_on_output = False  # type: ignore[assignment]
-    yaml.width = 4096
+    yaml = rules_yaml()
     out = io.StringIO()
     yaml.dump({"groups": [{"name": f"distkb-{case_id}", "rules": entries}]}, out)
     return out.getvalue()

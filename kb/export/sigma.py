@@ -57,18 +57,24 @@ def case_rules(case: m.Case, site: str) -> CaseRules:
     )
 
 
-def _yaml() -> YAML:
+# ruamel folds a double-quoted scalar longer than `width` and, past a `\\` escape, folds it
+# wrongly (a space appears inside the regex); catalogue alternations run past 4,096 characters
+NEVER_FOLD = 1 << 30
+
+
+def rules_yaml() -> YAML:
+    """The YAML writer for rules: safe, key order kept, every value on one line."""
     yaml = YAML(typ="safe", pure=True)
     yaml.default_flow_style = False
     yaml.sort_base_mapping_type_on_output = False  # type: ignore[assignment]
-    yaml.width = 4096  # a regex stays on one line
+    yaml.width = NEVER_FOLD
     yaml.allow_unicode = True
     return yaml
 
 
 def render(rules: list[dict[str, Any]]) -> str:
     out = io.StringIO()
-    _yaml().dump_all(rules, out)
+    rules_yaml().dump_all(rules, out)
     return out.getvalue()
 
 

@@ -141,7 +141,11 @@ def clear() -> None:
 
 
 def _from_engine(
-    engine: Callable[..., Any], case: m.Case, fixture: m.FixtureExpectation, q: m.Query
+    engine: Callable[..., Any],
+    case: m.Case,
+    fixture: m.FixtureExpectation,
+    q: m.Query,
+    machine_only: bool = False,
 ) -> Excerpt | None:
     key = (case.folder, fixture.path)
     if key not in _evidence:
@@ -154,6 +158,8 @@ def _from_engine(
     if found is None:
         return None
     hits = list((found or {}).get(q.name, []))
+    if machine_only:
+        hits = [h for h in hits if h.source != "notes"]
     if not hits:
         return None
     first = hits[0]
@@ -174,13 +180,15 @@ def _from_engine(
     )
 
 
-def excerpt(case: m.Case, q: m.Query) -> Excerpt | None:
-    """The first positive fixture line that shows `q`, with context; None if none does."""
+def excerpt(case: m.Case, q: m.Query, machine_only: bool = False) -> Excerpt | None:
+    """The first positive fixture line that shows `q`, with context; None if none does.
+    `machine_only`: a line a tool printed, never a message quoted in the reporter's notes."""
     if not case.folder:
         return None
     positives = [f for f in case.fixtures if f.outcome == "match"]
     for fixture in positives:
-        found = _from_engine(fixture_evidence, case, fixture, q) or _declared(case, fixture, q)
+        found = _from_engine(fixture_evidence, case, fixture, q, machine_only)
+        found = found or _declared(case, fixture, q)
         if found is not None:
             return found
     return None

@@ -112,7 +112,7 @@ def seen_lines(
             continue
         if isinstance(q, m.LogQuery) and "notes" in q.sources:
             continue  # the reporter's words, not a log line
-        found = excerpts.excerpt(case, q)
+        found = excerpts.excerpt(case, q, machine_only=True)
         if found is None or not found.marked:
             continue
         text = _full_line(case, found.fixture, found.file, found.line, found.matched)

@@ -18,7 +18,17 @@ def test_breaking_a_regex_fails_its_positive_fixtures(tmp_path: Path, monkeypatc
     shutil.copytree(DEFAULT_CASES / CASE, pack / CASE)
     case_file = pack / CASE / "case.kb"
     text = case_file.read_text(encoding="utf-8")
-    broken = text.replace("via P2P\\//", "via P2P-NEVER-PRINTED\\//")
+    # p2p_channels reads the catalogue's message; made a log query whose regex is mistyped
+    ported = """evidence p2p_channels: message {
+    describe "NCCL connected GPUs of this machine peer-to-peer (P2P/IPC, P2P/CUMEM or P2P/direct)"
+    id nccl.p2p.channel"""
+    assert ported in text
+    broken = text.replace(
+        ported,
+        ported.replace("message {", "log {").replace(
+            "id nccl.p2p.channel", "pattern /via P2P-NEVER-PRINTED\\//"
+        ),
+    )
     assert broken != text
     case_file.write_text(broken, encoding="utf-8")
     kb = load_knowledge_base([pack], with_env=False, use_cache=False)

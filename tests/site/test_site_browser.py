@@ -148,7 +148,11 @@ def test_home_case_page_and_search_in_a_browser(
             By.CSS_SELECTOR, ".md-search-result__list > .md-search-result__item > a"
         )
         hrefs = [a.get_attribute("href") or "" for a in pages[:TOP]]
-        return any(f"/cases/{case_id}/" in h for h in hrefs)
+        meta = driver.find_elements(By.CSS_SELECTOR, ".md-search-result__meta")
+        # the pasted-line matcher answers at once; the full-text index is built in a worker,
+        # and its count of matching documents says it has answered too
+        counted = bool(meta) and re.search(r"\d+ matching document", meta[0].text) is not None
+        return counted and any(f"/cases/{case_id}/" in h for h in hrefs)
 
     try:
         WebDriverWait(browser, WAIT).until(found)

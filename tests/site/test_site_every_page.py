@@ -193,30 +193,42 @@ def test_chinese_search_finds_a_case_by_a_chinese_word(browser: Any, served: str
     assert any("/cases/hccl-link-down-heartbeat-lost/" in h for h in links[:3]), links[:5]
 
 
-def real_line(case: m.Case, cases: list[m.Case]) -> str | None:
-    """A line of the case's own positive fixtures, whole, that the case's patterns name
-    first: the line a person with this failure would paste."""
+def real_line(case: m.Case, cases: list[m.Case]) -> tuple[str, int] | None:
+    """A line of the case's own positive fixtures, whole, where the case's patterns rank it
+    best (first, or among the first three for a message other causes print too), and that
+    place: the line a person with this failure would paste."""
+    best: tuple[str, int] | None = None
     for line in seen.seen_lines(case, limit=10, max_chars=None):
-        ranked = paste.score(line.text, cases)
-        if ranked and ranked[0][1] == case.id:
-            return line.text
-    return None
+        ranked = [case_id for _, case_id in paste.score(line.text, cases)]
+        if case.id in ranked[:3]:
+            place = ranked.index(case.id) + 1
+            if best is None or place < best[1]:
+                best = (line.text, place)
+    return best
 
 
-def test_a_real_line_pasted_whole_ranks_its_case_first(browser: Any, served: str) -> None:
+def test_a_real_line_pasted_whole_ranks_its_case_where_the_patterns_do(
+    browser: Any, served: str
+) -> None:
+    """A message several causes print (a watchdog timeout) lists its cases together; the
+    browser's order is the Python rule's order, and most cases have a line that puts them
+    first."""
     cases = list(load_cases(with_env=False).cases)
     viewport(browser, 1400, 900)
     browser.get(served + "/")
-    missed, without = {}, []
+    missed, without, first = {}, [], 0
     for case in cases:
-        line = real_line(case, cases)
-        if line is None:
+        found = real_line(case, cases)
+        if found is None:
             without.append(case.id)
             continue
+        line, place = found
+        first += place == 1
         links = search(browser, served, line, f"/cases/{case.id}/")
-        if not links or f"/cases/{case.id}/" not in links[0]:
-            missed[case.id] = (line[:100], [h.replace(served, "") for h in links[:3]])
+        if not any(f"/cases/{case.id}/" in h for h in links[:place]):
+            missed[case.id] = (line[:100], place, [h.replace(served, "") for h in links[:3]])
     browser.save_screenshot(str(SCREENSHOTS / "search-pasted-line.png"))
     assert missed == {}
     # only a case whose evidence is not a log line (packages, collectives) may have none
     assert len(without) <= 1, without
+    assert first >= len(cases) * 3 // 4, first
