@@ -74,7 +74,7 @@ def _loki() -> Any:
         ],
     )
 
-    class WholeRuleLogQLBackend(LogQLBackend):  # type: ignore[misc]
+    class WholeRuleLogQLBackend(LogQLBackend):
         """pySigma splits a rule whose query passes 4,096 characters into several queries; a
         split rule cannot sit in a correlation, and the split drops the top `or`'s last
         arguments when they do not divide evenly. A rule stays one query here, and a query
