@@ -29,7 +29,7 @@ from dsl.catalogue import registry as catalogue_registry
 from dsl.diagnostics import Diagnostic, has_errors
 from dsl.validate import check_case, validate_cases
 
-COMPILER_VERSION = "4"
+COMPILER_VERSION = "5"
 # Lines of one pattern counted per file and rank before the count may stop (a lower bound from
 # then on); raised above a query's own min_count/max_count so its verdict cannot change.
 COUNT_ENOUGH = 1000

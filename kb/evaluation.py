@@ -11,10 +11,13 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
+from dsl import model as m
 from dsl.compiler import KnowledgeBase
-from kb.incidents import FirstSeen, Incident, IncidentProblem, collect
+from kb.fixtures import FixtureSpec
+from kb.incidents import INCIDENT_FILE, FirstSeen, Incident, IncidentProblem, collect, read_meta
 from kb.match.diagnose import diagnose_bundle, read_bundle
 
 LEVELS = ("confirmed", "likely", "possible", "none")
@@ -133,6 +136,27 @@ class Evaluation:
             if r.ranked and r.ranked[0][1] == "confirmed" and r.first != r.expected
         )
 
+    def calibration(self) -> dict[str, dict[str, Any]]:
+        """Per level of the first answer: how many answers, how many wrong (another case
+        than the incident's, or any case for an incident no case covers), and which cases
+        gave the wrong ones. What a level is worth, measured."""
+        out: dict[str, dict[str, Any]] = {
+            lv: {"answers": 0, "wrong": 0, "wrong_by_case": Counter()} for lv in LEVELS[:-1]
+        }
+        for r in self.results:
+            if not r.ranked:
+                continue
+            case_id, level, _ = r.ranked[0]
+            if level not in out:
+                continue
+            out[level]["answers"] += 1
+            if case_id != r.expected:
+                out[level]["wrong"] += 1
+                out[level]["wrong_by_case"][case_id] += 1
+        for row in out.values():
+            row["wrong_by_case"] = dict(row["wrong_by_case"].most_common())
+        return out
+
     def first_seen(self) -> Evaluation:
         """The same incidents as the tool first saw them: each one's recorded first diagnosis.
         Incidents stored before first-seen results were kept are left out (their number is
@@ -171,9 +195,35 @@ class Evaluation:
         }
 
 
-def evaluate(kb: KnowledgeBase, only: list[str] | None = None) -> Evaluation:
+def held_out(root: Path) -> tuple[list[Incident], list[IncidentProblem]]:
+    """Real incidents kept apart from the cases (`heldout/…/<set>/<name>/incident.yaml`):
+    measured as they are, never fixtures a case was fitted to."""
+    incidents: list[Incident] = []
+    problems: list[IncidentProblem] = []
+    for y in sorted(root.rglob(INCIDENT_FILE)):
+        meta = read_meta(y.parent)
+        if isinstance(meta, str):
+            problems.append(IncidentProblem(str(y), meta))
+            continue
+        if meta is None:
+            continue
+        name = y.parent.relative_to(root).as_posix()
+        outcome = "match" if meta.expected else "no-match"
+        spec = FixtureSpec(
+            case_id=meta.expected or meta.near_miss_of or "none",
+            path=name,
+            folder=y.parent,
+            expectation=m.FixtureExpectation(path=name, outcome=outcome),
+        )
+        incidents.append(Incident(spec, meta))
+    return incidents, problems
+
+
+def evaluate(
+    kb: KnowledgeBase, only: list[str] | None = None, incidents_root: Path | None = None
+) -> Evaluation:
     cases = [c.case for c in kb.cases]
-    incidents, problems = collect(cases)
+    incidents, problems = held_out(incidents_root) if incidents_root else collect(cases)
     if only:
         incidents = [i for i in incidents if i.fixture.case_id in only]
     out = Evaluation(problems=problems)

@@ -26,9 +26,21 @@ from dsl.diagnostics import Diagnostic, did_you_mean
 from dsl.fields import STRINGS, WORDS, Field
 from dsl.kinds import log
 from dsl.kinds.base import Code, Lowering, Phrase, QueryKind, Scope
+from dsl.span import Node
 from dsl.values import Regex
 
 _CONDITION = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.+?)\s*$")
+
+
+class MessageSignal(Node):
+    """What the catalogue says of one message a query reads, kept with the compiled query so
+    the judgement can tell which message a matched line is and how much it proves (the
+    confidence ladder) without loading the catalogue."""
+
+    id: str
+    role: str  # decisive | shared | context
+    causes: list[str] = ModelField(default_factory=list)
+    pattern: str = ""  # its wordings as one regex (the query's conditions in place)
 
 
 class MessageQuery(log.LogQuery):
@@ -36,6 +48,7 @@ class MessageQuery(log.LogQuery):
     messages: list[str]
     where: dict[str, list[str]] = ModelField(default_factory=dict)
     means: str = ""  # the first message's meaning, for the sentence that describes the query
+    signals: list[MessageSignal] = ModelField(default_factory=list)
 
 
 FIELDS = (
@@ -84,6 +97,7 @@ def lower(
             help='write `field=value` or `field=a|b`: where ["status=12"]',
         )
     alternatives: list[str] = []
+    signals: list[MessageSignal] = []
     means = ""
     for ident in v["id"]:
         message = catalogue.messages.get(ident)
@@ -106,11 +120,22 @@ def lower(
                     help=did_you_mean(name, fields) or f"its fields: {', '.join(sorted(fields))}",
                 )
         usable = [w for w in message.wordings if set(where) <= set(w.fields)]
+        own: list[str] = []
         for wording in usable:
             try:
-                alternatives.append(_ungrouped(with_values(wording.regex, where)))
+                own.append(_ungrouped(with_values(wording.regex, where)))
             except TemplateError as err:
                 lowering.error(node.span, f"`{node.name}`: {err}", "bad-template")
+        alternatives += own
+        own = list(dict.fromkeys(own))
+        signals.append(
+            MessageSignal(
+                id=ident,
+                role=message.role,
+                causes=list(message.causes),
+                pattern="|".join(f"(?:{a})" for a in own),
+            )
+        )
     if not alternatives:
         return None
     unique = list(dict.fromkeys(alternatives))
@@ -120,6 +145,7 @@ def lower(
         messages=list(v["id"]),
         where=where,
         means=means,
+        signals=signals,
         files=v.get("files", []),
         sources=v.get("sources", []),
         scope=Scope(v.get("scope", "any")),

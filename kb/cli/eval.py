@@ -74,6 +74,19 @@ def register(subparsers: Any) -> None:
         metavar="TOML",
         help="the file holding [tool.kb.eval] (default: the project's pyproject.toml)",
     )
+    p.add_argument(
+        "--calibration",
+        action="store_true",
+        help="also print, per level, how many first answers were right, on the figures as "
+        "they are now and as first seen, and which cases gave the wrong confident ones",
+    )
+    p.add_argument(
+        "--incidents",
+        type=Path,
+        metavar="DIR",
+        help="measure the real incidents under DIR (each folder with an incident.yaml, e.g. "
+        "heldout/issue-24) instead of the cases' fixtures",
+    )
     add_verbosity_options(
         p,
         quiet="text: only the incidents a case got wrong, and one summary line",
@@ -196,8 +209,28 @@ def render_quiet(ev: Evaluation) -> str:
     return "\n".join(out)
 
 
-def render_json(ev: Evaluation) -> str:
-    doc = {
+def calibration_lines(ev: Evaluation) -> list[str]:
+    """What each level was worth: now (fitted) and as first seen, where that was kept."""
+    out = []
+    for title, part in (("now", ev), ("as first seen", ev.first_seen())):
+        if not part.results:
+            out.append(f"Calibration {title}: no incident with a recorded result")
+            continue
+        out.append(
+            f"Calibration {title} (first answer per incident; {len(part.results)} incidents)"
+        )
+        for level, row in part.calibration().items():
+            rate = _pct(row["wrong"] / row["answers"]) if row["answers"] else "-"
+            by = ", ".join(f"{c} {n}" for c, n in row["wrong_by_case"].items())
+            out.append(
+                f"  {level:<10} {row['answers']:>3} answers, {row['wrong']:>3} wrong ({rate})"
+                + (f": {by}" if by else "")
+            )
+    return out
+
+
+def render_json(ev: Evaluation, calibration: bool = False) -> str:
+    doc: dict[str, Any] = {
         "schema": "kb.eval/v1",
         "figures": ev.figures(),
         "per_case": ev.per_case(),
@@ -215,6 +248,8 @@ def render_json(ev: Evaluation) -> str:
         ],
         "problems": [{"path": p.path, "message": p.message} for p in ev.problems],
     }
+    if calibration:
+        doc["calibration"] = {"now": ev.calibration(), "first_seen": ev.first_seen().calibration()}
     return json.dumps(doc, indent=2, ensure_ascii=False)
 
 
@@ -225,11 +260,16 @@ def run(args: argparse.Namespace) -> int:
     if unknown:
         print(f"kb eval: unknown case id(s): {', '.join(unknown)}", file=sys.stderr)
         return EXIT_USAGE
-    ev = evaluate(kb, args.case or None)
+    if args.incidents is not None and not args.incidents.is_dir():
+        print(f"kb eval: --incidents {args.incidents}: not a folder", file=sys.stderr)
+        return EXIT_USAGE
+    ev = evaluate(kb, args.case or None, args.incidents)
     if args.format == "json":
-        print(render_json(ev))
+        print(render_json(ev, args.calibration))
     else:
         print(render_quiet(ev) if args.quiet else render_text(ev, args.verbose))
+        if args.calibration:
+            print("\n".join(["", *calibration_lines(ev)]))
     status = EXIT_PROBLEMS if ev.problems else EXIT_OK
     if args.check:
         try:

@@ -20,6 +20,7 @@ from dsl import model as m
 from dsl.compiler import CompiledCase, KnowledgeBase
 from dsl.explain import describe_expr, describe_query
 from kb.evidence.facts import EvidenceLine
+from kb.match import ladder
 from kb.match.condition import evaluate_expr, positive_refs
 from kb.match.next_steps import plan
 from kb.match.queries import Context, evaluate
@@ -159,7 +160,8 @@ def verdict_level(clauses: list[ClauseResult]) -> m.Level:
     return m.Level.NONE
 
 
-def run_case(compiled: CompiledCase, bundle: Any) -> Verdict:
+def run_case(compiled: CompiledCase, bundle: Any, family: frozenset[str] = frozenset()) -> Verdict:
+    """One case's verdict; `family`: the cases that refine it (kb.match.ladder)."""
     case = compiled.case
     ctx = Context(bundle, case.id)
     results = {q.name: evaluate(q, ctx) for q in case.queries}
@@ -215,17 +217,10 @@ def run_case(compiled: CompiledCase, bundle: Any) -> Verdict:
     scored = [c for c in clauses if c.role in SCORED_ROLES]
     total = sum(c.weight for c in scored) or 1.0
     score = sum(c.weight for c in scored if c.truth is Truth.TRUE) / total
-    level = verdict_level(clauses)
+    level = verdict_level(clauses)  # before the ladder (diagnose_bundle) weighs the facts
     matched = level in (m.Level.CONFIRMED, m.Level.LIKELY)
     unknown = sum(c.weight for c in scored if c.truth is Truth.UNKNOWN) / total
-    # the level says how sure; within "confirmed", evidence that is thin or partly missing
-    # (a single proving line, most supports unknown) is medium rather than high
-    if level is m.Level.CONFIRMED:
-        confidence = "high" if score >= 0.5 or unknown == 0 else "medium"
-    elif level is m.Level.LIKELY:
-        confidence = "medium"
-    else:
-        confidence = "low"
+    confidence = _confidence(level, score, unknown)
     seen: set[tuple[str, str, int]] = set()
     unique = []
     for name, ln in evidence:
@@ -249,11 +244,37 @@ def run_case(compiled: CompiledCase, bundle: Any) -> Verdict:
         missing=list(missing.values()),
         specializes=list(case.specializes),
         page=site_page(case.id),
+        clause_level=level.value,
+        facts=ladder.facts_for(case, results, family),
+    )
+
+
+def _confidence(level: m.Level, score: float, unknown: float) -> str:
+    """The level says how sure; within "confirmed", evidence that is thin or partly missing
+    (a single proving line, most supports unknown) is medium rather than high."""
+    if level is m.Level.CONFIRMED:
+        return "high" if score >= 0.5 or unknown == 0 else "medium"
+    if level is m.Level.LIKELY:
+        return "medium"
+    return "low"
+
+
+def _refines(special: Verdict, general: Verdict) -> bool:
+    """A case that specialises another goes before it at the same level, and across levels
+    whenever a fact of its own that tells it apart holds (a decisive message or its own
+    evidence, beyond what the general case reads too)."""
+    if special.level == general.level:
+        return True
+    if m.Level(special.level) is m.Level.NONE:
+        return False
+    theirs = {f.query for f in general.facts}
+    return any(
+        f.strength in (ladder.DECISIVE, ladder.OWN) and f.query not in theirs for f in special.facts
     )
 
 
 def _rank_order(verdicts: list[Verdict]) -> list[Verdict]:
-    """Best first; a case that specializes another matched case always comes before it."""
+    """Best first; a case that specializes another comes before it (see `_refines`)."""
     ordered = sorted(
         verdicts, key=lambda v: (m.Level(v.level).rank, -v.score, -len(v.evidence), v.id)
     )
@@ -266,7 +287,7 @@ def _rank_order(verdicts: list[Verdict]) -> list[Verdict]:
                 if (
                     general in position
                     and position[general] < position[v.id]
-                    and ordered[position[general]].level == v.level
+                    and _refines(v, ordered[position[general]])
                 ):
                     ordered.remove(v)
                     ordered.insert(position[general], v)
@@ -343,8 +364,14 @@ def _rank_key(rank: int | None) -> str:
 
 
 def diagnose_bundle(kb: KnowledgeBase, bundle: Any, only: str | None = None) -> Diagnosis:
-    cases = [c for c in kb.cases if only is None or c.case.id == only]
-    verdicts = [run_case(c, bundle) for c in cases]
+    refined_by: dict[str, set[str]] = defaultdict(set)
+    for c in kb.cases:
+        for general in c.case.specializes:
+            refined_by[general].add(c.case.id)
+    verdicts = [run_case(c, bundle, frozenset(refined_by[c.case.id])) for c in kb.cases]
+    ladder.judge(verdicts)  # levels weighed against every case, whatever `only` shows
+    if only is not None:
+        verdicts = [v for v in verdicts if v.id == only]
     matches = _rank_order([v for v in verdicts if v.matched])
     possible = _rank_order([v for v in verdicts if v.level == m.Level.POSSIBLE.value])
     # a near miss has at least one required clause that holds: a case whose requirements

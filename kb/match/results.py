@@ -45,6 +45,16 @@ class Missing(BaseModel):
     confirms: bool = False  # the query is part of the proof (a `require` clause)
 
 
+class LadderFact(BaseModel):
+    """A query that holds and speaks for a case, and how much it proves (kb.match.ladder)."""
+
+    query: str
+    strength: str  # decisive | own | shared | words | context
+    messages: list[str] = Field(default_factory=list)  # catalogue ids its lines are
+    siblings: list[str] = Field(default_factory=list)  # other named causes of them
+    roles: list[str] = Field(default_factory=list)  # the clauses it appears in
+
+
 class Verdict(BaseModel):
     id: str
     title: str
@@ -61,6 +71,12 @@ class Verdict(BaseModel):
     missing: list[Missing] = Field(default_factory=list)
     specializes: list[str] = Field(default_factory=list)
     page: str = ""
+    # the confidence ladder (kb.match.ladder): the level the clauses gave, the facts behind
+    # it, why the verdict stopped below it, and the causes left standing beside it
+    clause_level: str = "none"
+    facts: list[LadderFact] = Field(default_factory=list)
+    stopped: str = ""
+    rivals: list[str] = Field(default_factory=list)
 
 
 class Distinction(BaseModel):

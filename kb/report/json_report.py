@@ -74,6 +74,11 @@ def _verdict(v: Verdict, kb: KnowledgeBase) -> dict[str, Any]:
         "score": v.score,
         "level": v.level,
         "confidence": v.confidence,
+        # the confidence ladder: what the clauses gave, the facts behind it, why it stopped
+        "clause_level": v.clause_level,
+        "stopped": v.stopped,
+        "rivals": v.rivals,
+        "facts": [f.model_dump() for f in v.facts],
         "culprit_rank": v.culprit_rank,
         "evidence": [_line(q, ln) for q, ln in v.evidence],
         "missing": [m.model_dump() for m in v.missing],

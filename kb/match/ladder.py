@@ -1,0 +1,227 @@
+"""The confidence ladder: how far a case's clauses may carry it, given what its facts prove.
+
+A case's clauses give a level (every `require` holds: confirmed; its `likely` clauses:
+likely; …). The ladder then asks what stood behind it, with the catalogue's word on each
+message (language reference, "The confidence ladder"):
+
+- a message several causes print (role `shared`, with other causes named), or the user's
+  words, reach at most **possible** on their own;
+- **likely** needs a fact that tells this case apart: a message only this case is known
+  to print (decisive, or the only cause the catalogue names), evidence the case reads
+  itself (a pattern it keeps, an environment, a package, a stack, the script), or a shared
+  message whose other named causes are all known to be absent (their proof read and not
+  there: false, not merely unknown);
+- **confirmed** needs a fact that shows this case itself (a decisive message or its own
+  evidence, not only siblings found absent), an independent one from the logs or captures
+  (other lines, not a copy of the same message: one message on several ranks is one fact;
+  the reporter's words do not count here), and every other named cause of its shared
+  messages known to be absent;
+- a case is never held back by the cases it refines or that refine it (its family).
+
+Each cap says why, so the report can show why a verdict stopped where it did.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from dsl import model as m
+from dsl.kinds.message import MessageQuery, MessageSignal
+from kb.match.condition import positive_refs
+from kb.match.results import LadderFact, QueryResult, Truth, Verdict
+
+DECISIVE = "decisive"  # a message only this case is known to print
+OWN = "own"  # evidence the case reads itself (its pattern, env, package, stack…)
+SHARED = "shared"  # a message other named causes print too
+WORDS = "words"  # the user's words (a catalogue vocabulary entry)
+CONTEXT = "context"  # describes the setup, proves nothing
+UNKNOWN = "unknown"  # a cause the catalogue does not name
+MAX_LINES = 50  # matched lines read back per message query to say which message each is
+LEVELS = (m.Level.CONFIRMED, m.Level.LIKELY)
+
+
+@lru_cache(maxsize=4096)
+def _compiled(pattern: str) -> re.Pattern[str] | None:
+    try:
+        return re.compile(pattern)
+    except re.error:  # RE2 syntax Python lacks: the message is then not told apart
+        return None
+
+
+def _which(signals: list[MessageSignal], text: str) -> list[MessageSignal]:
+    found = []
+    for s in signals:
+        compiled = _compiled(s.pattern) if s.pattern else None
+        if compiled is not None and compiled.search(text):
+            found.append(s)
+    return found
+
+
+def _message_fact(
+    case_id: str, q: MessageQuery, r: QueryResult, family: frozenset[str]
+) -> LadderFact:
+    """A message query's fact: which of its messages the lines are, and who else prints them."""
+    matched: dict[str, MessageSignal] = {}
+    for line in r.lines[:MAX_LINES]:
+        for s in _which(q.signals, line.text):
+            matched[s.id] = s
+    signals = list(matched.values()) or list(q.signals)  # unknown which: any of them
+    ids = sorted(s.id for s in signals)
+    if all(s.role == CONTEXT for s in signals):
+        return LadderFact(query=q.name, strength=CONTEXT, messages=ids)
+    # decisive for it, or the only cause the catalogue names besides its family ("unknown":
+    # others may exist, none is known; the message is its signature, to be corroborated)
+    for s in signals:
+        named = {c for c in s.causes if c != UNKNOWN} - family
+        if case_id in s.causes and named <= {case_id}:
+            return LadderFact(query=q.name, strength=DECISIVE, messages=ids)
+    siblings = sorted(
+        {c for s in signals for c in s.causes if c not in family and c not in (case_id, UNKNOWN)}
+    )
+    return LadderFact(query=q.name, strength=SHARED, messages=ids, siblings=siblings)
+
+
+def facts_for(
+    case: m.Case, results: dict[str, QueryResult], family: frozenset[str] = frozenset()
+) -> list[LadderFact]:
+    """The facts that hold and speak for the case (in any clause but `rule_out`). `family`:
+    the cases that refine it; the cases it refines are added here."""
+    family = family | frozenset(case.specializes)
+    names: dict[str, list[str]] = {}
+    for clause in case.condition.clauses:
+        if clause.role is m.Role.RULING_OUT:
+            continue
+        for name, negated in positive_refs(clause.expr):
+            if not negated and clause.role.value not in names.setdefault(name, []):
+                names[name].append(clause.role.value)
+    out = []
+    for name, roles in names.items():
+        q, r = case.query(name), results.get(name)
+        if q is None or r is None or r.truth is not Truth.TRUE:
+            continue
+        if isinstance(q, MessageQuery):
+            fact = _message_fact(case.id, q, r, family)
+            if fact.strength == CONTEXT and q.where:
+                fact.strength = OWN  # the case's condition makes a status line a fact
+        elif q.kind == "said":
+            fact = LadderFact(query=name, strength=WORDS)
+        else:
+            fact = LadderFact(query=name, strength=OWN)
+        fact.roles = roles
+        out.append(fact)
+    return out
+
+
+def _lines(v: Verdict) -> dict[str, frozenset[tuple[str, int]]]:
+    return {q.name: frozenset((x.file, x.line) for x in q.lines) for q in v.queries}
+
+
+def _independent(
+    a: LadderFact, b: LadderFact, lines: dict[str, frozenset[tuple[str, int]]]
+) -> bool:
+    """Two facts stand apart: other lines, and not copies of one message."""
+    la, lb = lines.get(a.query, frozenset()), lines.get(b.query, frozenset())
+    if la and lb and (la <= lb or lb <= la):
+        return False
+    return not (a.messages and b.messages and set(a.messages) & set(b.messages))
+
+
+def _absent(v: Verdict | None) -> bool:
+    """A case known not to be the cause: one of its `require` clauses is false (its proof
+    was read and is not there), and it reached no level."""
+    if v is None or v.clause_level != m.Level.NONE.value:
+        return False
+    return any(c.role == m.Role.REQUIRED.value and c.truth is Truth.FALSE for c in v.clauses)
+
+
+def _names(facts: list[LadderFact]) -> str:
+    return ", ".join(f"`{f.query}`" for f in facts) or "none"
+
+
+def _signature(v: Verdict, raw: m.Level) -> list[LadderFact]:
+    """The facts in the clauses that gave the level (`require` for confirmed, `likely` for
+    likely): their other causes are the rivals; a support's are not."""
+    role = (m.Role.REQUIRED if raw is m.Level.CONFIRMED else m.Role.LIKELY).value
+    return [f for f in v.facts if role in f.roles]
+
+
+def judge(verdicts: list[Verdict]) -> None:
+    """Set each verdict's level from its clause level and its facts, weighed against the
+    other cases' verdicts (which rivals fit too, which are known to be absent)."""
+    by_id = {v.id: v for v in verdicts}
+
+    def fits(case_id: str) -> bool:
+        other = by_id.get(case_id)
+        return other is not None and m.Level(other.clause_level) in LEVELS
+
+    for v in verdicts:
+        raw = m.Level(v.clause_level)
+        if raw not in LEVELS:
+            continue
+        signature = _signature(v, raw)
+        positive = [f for f in v.facts if f.strength in (DECISIVE, OWN)]
+        # shared, but no other cause that prints it fits here as well
+        eliminated = [
+            f
+            for f in signature
+            if f.strength == SHARED and f.siblings and not any(fits(c) for c in f.siblings)
+        ]
+        fitting = sorted({c for f in signature for c in f.siblings if fits(c)})
+        if not positive and not eliminated:
+            _cap(
+                v,
+                m.Level.POSSIBLE,
+                f"possible, not likely: what holds here ({_names(v.facts)}) is printed by "
+                "several causes or is the reporter's words"
+                + (f"; {', '.join(fitting)} fit too" if fitting else ""),
+                fitting,
+            )
+            continue
+        if raw is not m.Level.CONFIRMED:
+            continue
+        lines = _lines(v)
+        machine = [f for f in v.facts if f.strength in (DECISIVE, OWN, SHARED)]
+        # every other cause of its signature's shared messages must be known absent
+        open_rivals = sorted(
+            {
+                c
+                for f in signature
+                if f.strength == SHARED
+                for c in f.siblings
+                if not _absent(by_id.get(c))
+            }
+        )
+        if not positive:
+            _cap(
+                v,
+                m.Level.LIKELY,
+                f"likely, not confirmed: {_names(eliminated)} is printed by other causes too; "
+                "none of them fits here, but nothing shows this case itself",
+                [],
+            )
+        elif not any(_independent(d, o, lines) for d in positive for o in machine if o is not d):
+            _cap(
+                v,
+                m.Level.LIKELY,
+                f"likely, not confirmed: one fact ({_names(positive)}) and no independent "
+                "one from the logs or captures beside it",
+                [],
+            )
+        elif open_rivals:
+            _cap(
+                v,
+                m.Level.LIKELY,
+                "likely, not confirmed: nothing here rules out "
+                + ", ".join(open_rivals)
+                + ", which print the same messages",
+                open_rivals,
+            )
+
+
+def _cap(v: Verdict, level: m.Level, reason: str, standing: list[str]) -> None:
+    v.level = level.value
+    v.matched = level in LEVELS
+    v.confidence = "medium" if v.matched else "low"
+    v.stopped = reason
+    v.rivals = standing
