@@ -135,6 +135,29 @@ def _absent(v: Verdict | None) -> bool:
     return any(c.role == m.Role.REQUIRED.value and c.truth is Truth.FALSE for c in v.clauses)
 
 
+def _rivals(rivals: list[str], by_id: dict[str, Verdict]) -> str:
+    """The rivals left standing (three named), and a command that would rule one out."""
+    named = ", ".join(rivals[:3]) + (f" and {len(rivals) - 3} more" if len(rivals) > 3 else "")
+    for case_id in rivals:
+        other = by_id.get(case_id)
+        for miss in other.missing if other else []:
+            if miss.confirms and miss.commands:
+                first = miss.commands[0].strip().splitlines()[0]
+                return f"{named}; `{first}` would tell {case_id} apart"
+    return named
+
+
+def _signs(v: Verdict | None) -> bool:
+    """A rival with a sign of its own here: it fits by its clauses, or a fact that tells it
+    apart (a decisive message, its own evidence) holds. A rival whose only signs are the
+    shared messages themselves is not evidence against this case."""
+    if v is None:
+        return False
+    if m.Level(v.clause_level) in LEVELS:
+        return True
+    return any(f.strength in (DECISIVE, OWN) for f in v.facts)
+
+
 def _names(facts: list[LadderFact]) -> str:
     return ", ".join(f"`{f.query}`" for f in facts) or "none"
 
@@ -172,8 +195,7 @@ def judge(verdicts: list[Verdict]) -> None:
             _cap(
                 v,
                 m.Level.POSSIBLE,
-                f"possible, not likely: what holds here ({_names(v.facts)}) is printed by "
-                "several causes or is the reporter's words"
+                f"possible, not likely: {_names(v.facts)} can come from several causes"
                 + (f"; {', '.join(fitting)} fit too" if fitting else ""),
                 fitting,
             )
@@ -189,32 +211,30 @@ def judge(verdicts: list[Verdict]) -> None:
                 for f in signature
                 if f.strength == SHARED
                 for c in f.siblings
-                if not _absent(by_id.get(c))
+                if not _absent(by_id.get(c)) and _signs(by_id.get(c))
             }
         )
         if not positive:
             _cap(
                 v,
                 m.Level.LIKELY,
-                f"likely, not confirmed: {_names(eliminated)} is printed by other causes too; "
-                "none of them fits here, but nothing shows this case itself",
+                f"likely, not confirmed: {_names(eliminated)} other causes print too (none "
+                "fits here); nothing shows this case itself",
                 [],
             )
         elif not any(_independent(d, o, lines) for d in positive for o in machine if o is not d):
             _cap(
                 v,
                 m.Level.LIKELY,
-                f"likely, not confirmed: one fact ({_names(positive)}) and no independent "
-                "one from the logs or captures beside it",
+                f"likely, not confirmed: only {_names(positive)} shows it; nothing "
+                "independent beside it",
                 [],
             )
         elif open_rivals:
             _cap(
                 v,
                 m.Level.LIKELY,
-                "likely, not confirmed: nothing here rules out "
-                + ", ".join(open_rivals)
-                + ", which print the same messages",
+                "likely, not confirmed: nothing rules out " + _rivals(open_rivals, by_id),
                 open_rivals,
             )
 

@@ -53,9 +53,12 @@ def ranking_sentence(ranked: list[Verdict], words: Callable[[str, str], str]) ->
     if len(ranked) < 2:
         return None
     first, second = ranked[0], ranked[1]
+    own = sorted({n for n, _ in first.evidence} - {n for n, _ in second.evidence})
+    if second.id in first.specializes:  # a kind of the general case: it goes first
+        shown = "; ".join(words(first.id, name) for name in own[:2]) or "its own signs"
+        return f"a kind of {second.id} ({second.level}), ranked above it: only it has {shown}"
     if first.level != second.level:
         return f"ranked above {second.id}: it is {first.level}, {second.id} only {second.level}"
-    own = sorted({n for n, _ in first.evidence} - {n for n, _ in second.evidence})
     if not own:
         return f"ranked above {second.id}, also {second.level}: more of its signs were seen"
     shown = "; ".join(words(first.id, name) for name in own[:2])

@@ -96,6 +96,8 @@ def _candidate(index: int, c: Candidate) -> list[str]:
         f"[Case page](<{v.page}>)",
         "",
     ]
+    if v.stopped:  # why the confidence ladder kept it at this level
+        out += [f"Why this level: {_text(v.stopped)}", ""]
     if c.needs:
         out += ["What it takes:", ""]
         out += [

@@ -152,6 +152,7 @@ def _first_screen(r: Report, style: Style, width: int) -> list[str]:
             *_wrapped(c.verdict.title, "  ", width),
             *_ranking(r, width),
             *_wrapped(r.why, "  why: ", width, 1),
+            *(_wrapped(c.verdict.stopped, "  level: ", width, 1) if c.verdict.stopped else []),
         ]
     elif r.state == "possible":
         names = ", ".join(c.verdict.id for c in r.possible[:3])
@@ -160,6 +161,11 @@ def _first_screen(r: Report, style: Style, width: int) -> list[str]:
             f"Possible (weak signs only): {names}",
             *_ranking(r, width),
             *_wrapped(r.why, "  why: ", width, 1),
+            *(
+                _wrapped(r.possible[0].verdict.stopped, "  level: ", width, 1)
+                if r.possible and r.possible[0].verdict.stopped
+                else []
+            ),
         ]
     else:
         out += [style.bold("No known case matches this evidence."), f"  {r.why}."]
@@ -227,6 +233,8 @@ def _candidate(index: int, c: Candidate, style: Style, verbose: bool, printed: s
     v = c.verdict
     colour = style.green if v.level == "confirmed" else style.yellow
     out = [style.bold(colour(f"{index}. {v.id}  {c.level_words}")), f"   {v.title}"]
+    if v.stopped:  # why the confidence ladder kept it at this level
+        out.append(f"   level: {v.stopped}")
     if c.culprit is not None:
         out.append(f"   culprit rank: {style.bold(str(c.culprit))}")
     needs = _needs(c, style, verbose)

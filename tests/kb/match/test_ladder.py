@@ -1,0 +1,119 @@
+"""The confidence ladder (kb.match.ladder): each rung, on verdicts built by hand, so each
+rule can be seen to hold back a verdict and to let one through."""
+
+from __future__ import annotations
+
+from kb.evidence.facts import EvidenceLine
+from kb.match.ladder import judge
+from kb.match.results import ClauseResult, LadderFact, QueryResult, Truth, Verdict
+
+
+def _verdict(
+    case_id: str, clause_level: str, facts: list[LadderFact], lines: dict[str, list[int]]
+) -> Verdict:
+    queries = [
+        QueryResult(
+            name=name,
+            kind="log",
+            truth=Truth.TRUE,
+            lines=[EvidenceLine(file="rank0.log", line=n, text="x") for n in numbers],
+        )
+        for name, numbers in lines.items()
+    ]
+    return Verdict(
+        id=case_id,
+        title=case_id,
+        matched=clause_level in ("confirmed", "likely"),
+        score=1.0,
+        confidence="high",
+        level=clause_level,
+        clause_level=clause_level,
+        facts=facts,
+        queries=queries,
+        clauses=[ClauseResult(role="require", text="x", truth=Truth.TRUE, weight=1)],
+    )
+
+
+def _absent(case_id: str) -> Verdict:
+    v = _verdict(case_id, "none", [], {})
+    v.clauses = [ClauseResult(role="require", text="x", truth=Truth.FALSE, weight=1)]
+    return v
+
+
+def _unknown(case_id: str, facts: list[LadderFact] | None = None) -> Verdict:
+    v = _verdict(case_id, "none", facts or [], {})
+    v.clauses = [ClauseResult(role="require", text="x", truth=Truth.UNKNOWN, weight=1)]
+    return v
+
+
+SHARED = LadderFact(
+    query="watchdog",
+    strength="shared",
+    messages=["pytorch.c10d.watchdog-timeout"],
+    siblings=["rival"],
+    roles=["require"],
+)
+OWN = LadderFact(query="script", strength="own", roles=["require"])
+WORDS = LadderFact(query="said_hang", strength="words", roles=["require"])
+
+
+def test_a_shared_message_and_words_alone_reach_possible_while_a_rival_fits() -> None:
+    v = _verdict("case", "confirmed", [SHARED, WORDS], {"watchdog": [1]})
+    rival = _verdict("rival", "likely", [], {})
+    judge([v, rival])
+    assert v.level == "possible" and not v.matched
+    assert v.stopped.startswith("possible, not likely") and v.rivals == ["rival"]
+
+
+def test_a_shared_message_whose_other_causes_are_absent_reaches_likely_not_confirmed() -> None:
+    v = _verdict("case", "confirmed", [SHARED, WORDS], {"watchdog": [1]})
+    judge([v, _absent("rival")])
+    assert v.level == "likely"
+    assert "nothing shows this case itself" in v.stopped
+
+
+def test_one_fact_without_an_independent_one_is_likely() -> None:
+    copy = LadderFact(query="script_again", strength="own", roles=["support"])
+    v = _verdict("case", "confirmed", [OWN, copy], {"script": [3], "script_again": [3]})
+    judge([v])
+    assert v.level == "likely" and "nothing independent" in v.stopped
+
+
+def test_copies_of_one_message_are_one_fact() -> None:
+    a = LadderFact(query="a", strength="decisive", messages=["m.x"], roles=["require"])
+    b = LadderFact(query="b", strength="decisive", messages=["m.x"], roles=["require"])
+    v = _verdict("case", "confirmed", [a, b], {"a": [1], "b": [9]})
+    judge([v])
+    assert v.level == "likely"
+
+
+def test_a_rival_with_a_sign_of_its_own_keeps_confirmed_at_likely() -> None:
+    v = _verdict("case", "confirmed", [OWN, SHARED], {"script": [3], "watchdog": [1]})
+    rival = _unknown("rival", [LadderFact(query="its_own", strength="own")])
+    judge([v, rival])
+    assert v.level == "likely" and "nothing rules out rival" in v.stopped
+
+
+def test_own_fact_independent_fact_and_no_rival_standing_is_confirmed() -> None:
+    v = _verdict("case", "confirmed", [OWN, SHARED], {"script": [3], "watchdog": [1]})
+    judge([v, _absent("rival")])
+    assert v.level == "confirmed" and v.stopped == ""
+    # the same with a rival that has no sign but the shared message: still confirmed
+    w = _verdict("case", "confirmed", [OWN, SHARED], {"script": [3], "watchdog": [1]})
+    judge([w, _unknown("rival", [SHARED])])
+    assert w.level == "confirmed"
+
+
+def test_the_ladder_is_monotone_on_every_combination() -> None:
+    """Whatever it confirms also meets the likely rung: never above the clause level."""
+    order = ["none", "possible", "likely", "confirmed"]
+    pool = [OWN, SHARED, WORDS]
+    for clause_level in ("likely", "confirmed"):
+        for mask in range(1, 8):
+            facts = [f for i, f in enumerate(pool) if mask >> i & 1]
+            for rival in (_absent("rival"), _verdict("rival", "likely", [], {})):
+                v = _verdict("case", clause_level, facts, {"script": [3], "watchdog": [1]})
+                judge([v, rival])
+                assert order.index(v.level) <= order.index(clause_level)
+                if v.level == "confirmed":
+                    assert any(f.strength in ("own", "decisive") for f in facts)
