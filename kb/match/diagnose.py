@@ -25,6 +25,7 @@ from kb.match.condition import evaluate_expr, positive_refs
 from kb.match.next_steps import plan
 from kb.match.queries import Context, evaluate
 from kb.match.results import ClauseResult, Distinction, Missing, QueryResult, Truth, Verdict
+from kb.match.unexplained import KnownMessage, known_messages
 
 SCHEMA = "kb.diagnosis/v1"
 CLOSE_SCORES = 0.15
@@ -80,6 +81,8 @@ class Diagnosis(BaseModel):
     suspicious: dict[str, list[EvidenceLine]] = Field(default_factory=dict)  # rank -> lines
     last_progress: dict[str, EvidenceLine] = Field(default_factory=dict)
     next_steps: list[Missing] = Field(default_factory=list)
+    # when no case reaches a level: the catalogued messages found, what they mean, who prints
+    known_messages: list[KnownMessage] = Field(default_factory=list)
 
     model_config = {"populate_by_name": True}
 
@@ -394,6 +397,13 @@ def diagnose_bundle(kb: KnowledgeBase, bundle: Any, only: str | None = None) -> 
         near_misses=near,
         distinctions=_distinctions(matches, kb),
     )
+    if not matches and not possible:
+        quoted = [  # output the user pasted into their notes, not their prose
+            ln
+            for ln in facts.notes
+            if any(f == ln.file and a <= ln.line <= b for f, a, b in facts.pasted)
+        ]
+        diagnosis.known_messages = known_messages([*facts.suspicious, *quoted], verdicts)
     if not matches:
         by_rank: dict[str, list[EvidenceLine]] = defaultdict(list)
         for ln in facts.suspicious:

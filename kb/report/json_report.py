@@ -172,6 +172,8 @@ def render_json(diagnosis: Diagnosis, kb: KnowledgeBase, facts: Any = None) -> s
             for v in diagnosis.near_misses
         ],
         "distinctions": [d.model_dump() for d in diagnosis.distinctions],
+        # no case reached a level: the catalogued messages found, their meaning and causes
+        "known_messages": [k.model_dump() for k in diagnosis.known_messages],
     }
     if not diagnosis.matches:
         data["suspicious"] = {

@@ -28,6 +28,9 @@ def _fence(text: str, lang: str = "", indent: str = "") -> list[str]:
 
 
 _MARKUP = re.compile(r"([\\`*_{}\[\]()#+!|~>-])")
+# every character markdown may read as a line end (CR alone ends a line in CommonMark) or a
+# terminal as a control: one inline value must stay one line of inert text
+_BREAKS = re.compile(r"[\x00-\x1f\x7f\x85\u2028\u2029]")
 
 
 def _text(text: str) -> str:
@@ -38,13 +41,13 @@ def _text(text: str) -> str:
     '&lt;img src=x onerror=alert\\\\(1\\\\)&gt; \\\\[x\\\\]\\\\(javascript:alert\\\\(1\\\\)\\\\) \\\\*b\\\\*'
     """
     text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    return _MARKUP.sub(r"\\\1", text.replace("\n", " "))
+    return _MARKUP.sub(r"\\\1", _BREAKS.sub(" ", text))
 
 
 def _code(text: str) -> str:
     """An inline code span no backtick in the text can close early (CommonMark: a longer
     run of backticks, padded with spaces); pipes escaped for tables."""
-    text = text.replace("\n", " ").replace("|", "\\|")
+    text = _BREAKS.sub(" ", text).replace("|", "\\|")
     longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
     ticks = "`" * (longest + 1)
     return f"{ticks} {text} {ticks}" if longest else f"`{text}`"
@@ -151,6 +154,17 @@ def _head(r: Report, diagnosis: Diagnosis) -> list[str]:
         out += ["**No known case is confirmed or likely.**", ""]
     else:
         out += ["**No known case matches this evidence.**", ""]
+        if r.known_messages:
+            out += ["But these lines are messages the catalogue knows:", ""]
+            for k in r.known_messages[:3]:
+                who = ", ".join(_code(c) for c in k.causes if c != "unknown")
+                if "unknown" in k.causes:
+                    who = f"{who} or a cause no case covers" if who else "causes no case covers"
+                out += [
+                    f"- {_code(k.line.where)}: {_code(k.line.text.strip())} ({_code(k.id)}): "
+                    f"{_text(k.means)} Printed by: {who}.",
+                ]
+            out.append("")
     if r.state != "empty":
         out += [f"Why: {_text(r.why)}", ""]
         if r.ranking:

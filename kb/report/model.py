@@ -368,4 +368,5 @@ def build(diagnosis: Diagnosis, kb: KnowledgeBase, facts: Any = None) -> Report:
         distinctions=distinctions,
         ranking=ranking_sentence(diagnosis.ranked, b.words),
         skipped=skipped if empty else [],
+        known_messages=list(diagnosis.known_messages),
     )

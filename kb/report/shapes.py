@@ -98,3 +98,5 @@ class Report:
     ranking: str | None = None  # why the first candidate ranks above the second, in words
     skipped: list[tuple[str, str]] = field(default_factory=list)  # (file, why), when empty
     extra: dict[str, Any] = field(default_factory=dict)
+    # no case reached a level: catalogued messages found (kb.match.unexplained.KnownMessage)
+    known_messages: list[Any] = field(default_factory=list)

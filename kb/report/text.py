@@ -169,12 +169,33 @@ def _first_screen(r: Report, style: Style, width: int) -> list[str]:
         ]
     else:
         out += [style.bold("No known case matches this evidence."), f"  {r.why}."]
+        out += _known_lines(r, width)
     out += _fix_lines(r.first_fix, r.state, style)
     out += [
         style.bold("Next: ")
         + style.bold("$ " + shown_command(r.next_command, r.root).splitlines()[0])
     ]
     out.append(f"  {style.dim(r.next_why)}")
+    return [_clip(line, width) for line in out]
+
+
+def _known_lines(r: Report, width: int) -> list[str]:
+    """The messages the catalogue knows among the lines read: never a silent answer."""
+    if not r.known_messages:
+        return []
+    out = ["  But these lines are messages the catalogue knows:"]
+    for k in r.known_messages[:3]:
+        named = [c for c in k.causes if c != "unknown"]
+        who = ", ".join(named[:4]) + (f" and {len(named) - 4} more" if len(named) > 4 else "")
+        if "unknown" in k.causes:
+            who = f"{who} or a cause no case covers" if who else "causes no case covers yet"
+        out += [
+            f"  - {k.line.where}: {_plain(k.line.text).strip()}",
+            *_wrapped(k.means, "      means: ", width, 2),
+            *_wrapped(who, "      printed by: ", width, 1),
+        ]
+        if k.tell_apart:
+            out += _wrapped(f"`{k.tell_apart}`", "      to tell them apart: ", width, 1)
     return [_clip(line, width) for line in out]
 
 

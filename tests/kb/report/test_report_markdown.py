@@ -100,3 +100,25 @@ def test_json_and_markdown_carry_the_text_report_first_screen(
     md = diagnose(capsys, folder, "--format", "markdown")
     assert report["next"]["command"] in md
     assert "**Fix first: " in md and "What it takes:" in md
+
+
+def test_a_carriage_return_in_a_log_line_leaves_no_live_markup(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A CR ends a line in CommonMark: inside a code span it would end the span and let the
+    rest of the log line (`<script>`, a `#` heading) through as markup."""
+    (tmp_path / "train.log").write_text(
+        "RuntimeError: CUDA error: an illegal memory access was encountered"
+        "\r<script>alert(1)</script>\r# forged heading\n",
+        encoding="utf-8",
+    )
+    md = diagnose(capsys, tmp_path, "--format", "markdown")
+    assert "\r" not in md
+    for parser in _parsers():
+        tokens = parser.parse(md)  # type: ignore[attr-defined]
+        html = [t.content for t in tokens if t.type == "html_block"]
+        assert not [h for h in html if "script" in h], html  # the report's own <details> only
+        headings = [tokens[i + 1].content for i, t in enumerate(tokens) if t.type == "heading_open"]
+        assert "forged heading" not in headings
+        inline = [c.content for t in tokens for c in (t.children or []) if c.type == "html_inline"]
+        assert not [h for h in inline if "script" in h], inline

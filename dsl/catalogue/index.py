@@ -1,0 +1,97 @@
+"""The catalogue's messages as a flat index a report can read without parsing the catalogue.
+
+When no case explains a folder, the report still says which known messages it holds, what
+each means and which causes can print it. Parsing the catalogue takes about a second, so
+the index (id, meaning, role, causes, one regex and the literal every wording contains) is
+kept in the compile cache, keyed on the catalogue's fingerprint.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+from pydantic import BaseModel, Field, ValidationError
+
+from dsl.catalogue import registry
+from dsl.compiler import cache_dir
+
+MIN_LITERAL = 4  # a shorter run is no use as a pre-filter
+
+
+class IndexedMessage(BaseModel):
+    id: str
+    emitter: str
+    severity: str
+    role: str
+    means: str
+    causes: list[str] = Field(default_factory=list)
+    pattern: str  # every wording, one regex (fields as plain groups)
+    literal: str = ""  # a plain run every wording shares, lowercased ("" = none)
+
+
+class MessageIndex(BaseModel):
+    fingerprint: str
+    messages: list[IndexedMessage] = Field(default_factory=list)
+
+
+def _ungrouped(regex: str) -> str:
+    return re.sub(r"\(\?P<[A-Za-z_][A-Za-z0-9_]*>", "(?:", regex)
+
+
+def _runs(regex: str) -> set[str]:
+    chunks = re.split(r"\\[A-Za-z]|\(\?[a-zA-Z:]+\)?|\[[^\]]*\]|[\[\](){}*+?|^$.\\]", regex)
+    return {c.strip().lower() for c in chunks if len(c.strip()) >= MIN_LITERAL}
+
+
+def _shared_literal(regexes: list[str]) -> str:
+    """The longest plain run found in every wording (so `literal in line` never misses)."""
+    if not regexes:
+        return ""
+    common = _runs(regexes[0])
+    for regex in regexes[1:]:
+        common = {r for r in common if any(r in other for other in _runs(regex))}
+    return max(common, key=len, default="")
+
+
+def build() -> MessageIndex:
+    catalogue = registry.current()
+    out = MessageIndex(fingerprint=catalogue.fingerprint)
+    for message in catalogue.messages.values():
+        regexes = [_ungrouped(w.regex) for w in message.wordings if w.regex]
+        if not regexes:
+            continue
+        out.messages.append(
+            IndexedMessage(
+                id=message.id,
+                emitter=message.emitter,
+                severity=message.severity,
+                role=message.role,
+                means=message.means.en,
+                causes=list(message.causes),
+                pattern="|".join(f"(?:{r})" for r in regexes),
+                literal=_shared_literal(regexes),
+            )
+        )
+    return out
+
+
+def message_index() -> MessageIndex:
+    """The index for the installed catalogue: from the cache when its fingerprint matches."""
+    fingerprint = registry.fingerprint()
+    path = cache_dir() / f"catalogue-index-{fingerprint[:32] or 'none'}.json"
+    try:
+        cached = MessageIndex.model_validate_json(path.read_bytes())
+        if cached.fingerprint == fingerprint:
+            return cached
+    except (OSError, ValidationError, ValueError):
+        pass
+    index = build()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(index.model_dump_json(), encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError:
+        pass  # a read-only cache only costs speed
+    return index

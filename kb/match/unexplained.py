@@ -1,0 +1,81 @@
+"""Never silent: the known messages a folder holds when no case explains it.
+
+When no case reaches a level, the report still lists each error or warning line the
+catalogue knows: what the message means, the causes that can print it (the cases among them
+by name) and, where a case is among them, the command that would tell it apart. Lines come
+from what the reader already kept (each file's suspicious lines, the user's quoted output),
+so this costs no second scan.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from pydantic import BaseModel, Field
+
+from dsl.catalogue.index import IndexedMessage, message_index
+from kb.evidence.facts import EvidenceLine
+from kb.match.results import Verdict
+
+MAX_LINES = 2000  # lines looked at
+MAX_SHOWN = 8  # messages reported
+UNKNOWN = "unknown"
+
+
+class KnownMessage(BaseModel):
+    """A line the catalogue knows, and what it can and cannot say."""
+
+    id: str
+    means: str
+    role: str
+    line: EvidenceLine
+    causes: list[str] = Field(default_factory=list)  # case ids; "unknown" = others exist
+    tell_apart: str = ""  # a command that would separate the causes, when one is known
+
+
+@lru_cache(maxsize=2048)
+def _compiled(pattern: str) -> re.Pattern[str] | None:
+    try:
+        return re.compile(pattern)
+    except re.error:
+        return None
+
+
+def _matches(entry: IndexedMessage, text: str, lowered: str) -> bool:
+    if entry.literal and entry.literal not in lowered:
+        return False
+    compiled = _compiled(entry.pattern)
+    return compiled is not None and compiled.search(text) is not None
+
+
+def _command(causes: list[str], verdicts: dict[str, Verdict]) -> str:
+    for case_id in causes:
+        v = verdicts.get(case_id)
+        for miss in v.missing if v else []:
+            if miss.commands:
+                return miss.commands[0].strip().splitlines()[0]
+    return ""
+
+
+def known_messages(lines: list[EvidenceLine], verdicts: list[Verdict]) -> list[KnownMessage]:
+    """The catalogued error and warning messages among `lines`, first seen first, each once;
+    decisive ones first (they name one cause)."""
+    entries = [e for e in message_index().messages if e.severity in ("error", "warn")]
+    by_id = {v.id: v for v in verdicts}
+    found: dict[str, KnownMessage] = {}
+    for line in lines[:MAX_LINES]:
+        lowered = line.text.lower()
+        for entry in entries:
+            if entry.id in found or not _matches(entry, line.text, lowered):
+                continue
+            found[entry.id] = KnownMessage(
+                id=entry.id,
+                means=entry.means,
+                role=entry.role,
+                line=line,
+                causes=list(entry.causes),
+                tell_apart=_command([c for c in entry.causes if c != UNKNOWN], by_id),
+            )
+    ordered = sorted(found.values(), key=lambda k: (k.role != "decisive", k.role == "context"))
+    return ordered[:MAX_SHOWN]

@@ -1,0 +1,36 @@
+"""Never silent: when no case explains a folder, the report still names the catalogued
+messages it holds, what each means and who can print it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from dsl.compiler import load_knowledge_base
+from kb.match.diagnose import diagnose_bundle, read_bundle
+from kb.report.text import render_text
+
+LINE = "[trainer0|0]:ncclInternalError: Internal check failed.\n"
+
+
+def _diagnose(folder: Path):  # type: ignore[no-untyped-def]
+    kb = load_knowledge_base(with_env=False)
+    bundle = read_bundle(kb, str(folder), workers=1)
+    return kb, bundle, diagnose_bundle(kb, bundle)
+
+
+def test_a_known_message_no_case_explains_is_named_with_its_meaning(tmp_path: Path) -> None:
+    (tmp_path / "trainer.log").write_text("step 1\n" + LINE, encoding="utf-8")
+    kb, bundle, d = _diagnose(tmp_path)
+    assert not d.matches and not d.possible
+    (known,) = [k for k in d.known_messages if k.line.where == "trainer.log:2"]
+    assert "internal" in known.means.lower() and known.causes
+    text = render_text(d, kb, facts=bundle.facts, width=100)
+    assert "messages the catalogue knows" in text
+    assert "trainer.log:2" in text and "means:" in text and "printed by:" in text
+
+
+def test_plain_progress_names_no_message(tmp_path: Path) -> None:
+    (tmp_path / "trainer.log").write_text("step 1 loss=0.5\nstep 2 loss=0.4\n", encoding="utf-8")
+    kb, bundle, d = _diagnose(tmp_path)
+    assert d.known_messages == []
+    assert "messages the catalogue knows" not in render_text(d, kb, facts=bundle.facts, width=100)
