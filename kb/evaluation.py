@@ -159,8 +159,9 @@ class Evaluation:
 
     def first_seen(self) -> Evaluation:
         """The same incidents as the tool first saw them: each one's recorded first diagnosis.
-        Incidents stored before first-seen results were kept are left out (their number is
-        in `figures()["first_seen_unknown"]`)."""
+        Incidents without one (`unknown`, or none) are left out (their number is in
+        `figures()["first_seen_unknown"]`; how many were back-filled rather than recorded live
+        is in `figures()["first_seen_backfilled"]`)."""
         out = Evaluation()
         for r in self.results:
             seen = r.incident.meta.first_seen
@@ -176,6 +177,11 @@ class Evaluation:
             extra = {
                 "first_seen": seen.figures(with_first_seen=False),
                 "first_seen_unknown": len(self.results) - len(seen.results),
+                "first_seen_backfilled": sum(
+                    isinstance(r.incident.meta.first_seen, FirstSeen)
+                    and r.incident.meta.first_seen.backfilled
+                    for r in seen.results
+                ),
             }
         return {
             "incidents": len(self.results),

@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import io
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 from dsl.compiler import load_knowledge_base
 from kb.evidence.inputs import INCIDENT_FILE
@@ -41,6 +43,66 @@ def committed_state() -> str | None:
 
 def has_first_seen(text: str) -> bool:
     return any(line.startswith("first_seen:") for line in text.splitlines())
+
+
+def recorded(text: str) -> bool:
+    """Whether the incident.yaml text holds a real first-seen result (not absent, not
+    `unknown`): such a result is never edited."""
+    from ruamel.yaml import YAML, YAMLError
+
+    try:
+        data = YAML(typ="safe").load(text)
+    except YAMLError:
+        return has_first_seen(text)  # unreadable: be safe, treat any first_seen as recorded
+    return isinstance(data, dict) and isinstance(data.get("first_seen"), dict)
+
+
+def _round_trip() -> Any:
+    from ruamel.yaml import YAML
+
+    yaml = YAML()  # round-trip: comments, key order and quotes kept
+    yaml.preserve_quotes = True
+    yaml.width = 4096  # never re-wrap a long `established:` line
+    # `near_miss_of: null` stays `null` (ruamel would write an empty value)
+    yaml.representer.add_representer(
+        type(None), lambda r, _: r.represent_scalar("tag:yaml.org,2002:null", "null")
+    )
+    return yaml
+
+
+def set_first_seen(
+    path: Path,
+    commit: str | None,
+    date: str = "",
+    ranked: list[tuple[str, str]] | None = None,
+    backfilled: bool = False,
+) -> bool:
+    """Write `first_seen` into an incident.yaml (commit None: `unknown`), every other key and
+    comment left as it was. A recorded result is kept: returns False and writes nothing."""
+    from ruamel.yaml.comments import CommentedMap, CommentedSeq
+    from ruamel.yaml.scalarstring import DoubleQuotedScalarString
+
+    text = path.read_text(encoding="utf-8")
+    if recorded(text):
+        return False
+    yaml = _round_trip()
+    data = yaml.load(text)
+    if commit is None:
+        value: Any = "unknown"
+    else:
+        pairs = CommentedSeq(CommentedSeq(pair) for pair in (ranked or []))
+        pairs.fa.set_flow_style()
+        value = CommentedMap(
+            commit=DoubleQuotedScalarString(commit), date=DoubleQuotedScalarString(date)
+        )
+        value["ranked"] = pairs
+        if backfilled:
+            value["backfilled"] = True
+    data["first_seen"] = value
+    out = io.StringIO()
+    yaml.dump(data, out)
+    path.write_text(out.getvalue(), encoding="utf-8")
+    return True
 
 
 def first_seen_yaml(commit: str, date: str, ranked: list[tuple[str, str]]) -> str:

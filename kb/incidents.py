@@ -15,7 +15,9 @@ measures the knowledge base on them; the evidence reader never reads the metadat
       date: 2026-12-02
       ranked: [[nccl-socket-wrong-interface, likely]]   # (case, level), best first; [] = nothing
 
-Incidents stored before first-seen results were kept say `first_seen: unknown`, or nothing.
+Incidents stored before first-seen results were kept were back-filled: diagnosed with the code
+of the commit before the one that stored them, marked `backfilled: true`; where that code could
+not run, they say `first_seen: unknown`.
 """
 
 from __future__ import annotations
@@ -41,6 +43,9 @@ class FirstSeen(BaseModel):
     commit: str = Field(min_length=7, max_length=40)
     date: str
     ranked: list[tuple[str, str]] = Field(default_factory=list)  # (case id, level), best first
+    # re-run later at the commit before the incident was stored, not recorded live
+    # (scripts/backfill_first_seen.py): same code, same evidence, but measured after the fact
+    backfilled: bool = False
 
     @field_validator("date", mode="before")
     @classmethod

@@ -166,10 +166,17 @@ def render_text(ev: Evaluation, verbose: bool) -> str:
 def first_seen_lines(f: dict[str, Any]) -> list[str]:
     """The honest figure: each incident as the tool first diagnosed it, before any change."""
     seen = f["first_seen"]
+    backfilled = f.get("first_seen_backfilled", 0)
     head = (
         f"First seen (as first diagnosed, before any change for the incident): "
-        f"{seen['incidents']} incidents with a recorded first diagnosis, "
-        f"{f['first_seen_unknown']} stored before first-seen results were kept"
+        f"{seen['incidents']} incidents with a first diagnosis"
+        + (
+            f" ({backfilled} back-filled: re-run later with the code of the commit before "
+            f"each was stored, not recorded live)"
+            if backfilled
+            else ""
+        )
+        + f", {f['first_seen_unknown']} unknown (none kept, or that code could not run)"
     )
     if not seen["incidents"]:
         return [head]
