@@ -30,6 +30,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("-o", "--output", metavar="PATH", type=Path, default=None,
                    help="bundle to write: NAME.tar.gz (default kb-collect-HOST-TIME.tar.gz) "
                    "or a folder")  # fmt: skip
+    p.add_argument("--force", action="store_true",
+                   help="write into an existing non-empty folder, or replace an existing "
+                   "archive (a symbolic link is refused even then)")  # fmt: skip
     p.add_argument(
         "--timeout",
         type=float,
@@ -47,6 +50,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from kb.collect.bundle import output_refusal
     from kb.collect.collector import DEFAULT_TIMEOUT, collect_to, default_archive_name, gather
     from kb.collect.report import render_collect
 
@@ -54,12 +58,13 @@ def run(args: argparse.Namespace) -> int:
         print("kb collect: --timeout must be between 0 and 3600 seconds", file=sys.stderr)
         return EXIT_USAGE
     out = args.output or Path(default_archive_name())
-    if out.exists() and not out.is_dir():
-        print(f"kb collect: {out} exists; name another file with -o", file=sys.stderr)
+    why = output_refusal(out, force=args.force)
+    if why:
+        print(f"kb collect: {why}", file=sys.stderr)
         return EXIT_USAGE
     report = gather(python=args.python, timeout=args.timeout or DEFAULT_TIMEOUT)
     try:
-        collect_to(out, report)
+        collect_to(out, report, force=args.force)
     except OSError as exc:
         print(f"kb collect: cannot write {out}: {exc.strerror or exc}", file=sys.stderr)
         return EXIT_USAGE

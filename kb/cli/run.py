@@ -63,12 +63,16 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="also TORCH_DISTRIBUTED_DEBUG=DETAIL, HCCL entry logs, Ascend INFO "
         "logs: slower, but every collective is checked and logged",
     )
+    p.add_argument("--force", action="store_true",
+                   help="fill an existing non-empty --bundle folder (files kb run writes are "
+                   "replaced; a symbolic link is refused even then)")  # fmt: skip
     add_cases_option(p)
     p.add_argument("command", nargs=argparse.REMAINDER, help="-- launcher and its arguments")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    from kb.collect.bundle import OutputRefused, claim_folder
     from kb.collect.runner import RunOptions, run_job
 
     command = list(args.command)
@@ -86,9 +90,11 @@ def run(args: argparse.Namespace) -> int:
               file=sys.stderr)  # fmt: skip
         return EXIT_USAGE
     bundle = args.bundle or Path(time.strftime("kb-run-%Y%m%d-%H%M%S", time.gmtime()))
-    if bundle.exists() and any(bundle.iterdir()):
-        print(f"kb run: {bundle} is not empty; name a new folder with --bundle",
-              file=sys.stderr)  # fmt: skip
+    try:  # before the launch: a folder it may not fill is a usage error, not a lost run
+        claim_folder(bundle, force=args.force)
+    except OSError as exc:
+        why = str(exc) if isinstance(exc, OutputRefused) else exc.strerror or str(exc)
+        print(f"kb run: cannot use {bundle} as the bundle: {why}", file=sys.stderr)
         return EXIT_USAGE
 
     def say(line: str) -> None:
@@ -96,7 +102,7 @@ def run(args: argparse.Namespace) -> int:
 
     opts = RunOptions(argv=command, bundle=bundle, stall_after=args.stall_after,
                       heavy=args.heavy, stop_on_stall=args.stop_on_stall,
-                      grace=args.grace)  # fmt: skip
+                      grace=args.grace, force=args.force)  # fmt: skip
     result = run_job(opts, sys.stdout.buffer, sys.stderr.buffer, say)
     sys.stdout.flush()
     if result.exit_code == 0 and not result.stalls:

@@ -9,9 +9,11 @@ a machine without GPUs simply has no `nvidia-smi`.
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import shutil
+import stat
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -172,14 +174,27 @@ def run_capture(capture: Capture, env: Mapping[str, str], timeout: float) -> Cap
     return Captured(file=capture.file, output=out, text=text)
 
 
+def _read_regular(path: str, limit: int) -> bytes:
+    """At most `limit` bytes of the regular file at `path`. Anything else (a FIFO, a device,
+    a socket) is refused by its type before a read could block: `~/.nccl.conf` made a FIFO
+    would otherwise hang `kb collect` and `kb run` forever. The open itself is non-blocking
+    and the type is checked again on the open file (it may be swapped in between)."""
+    if not stat.S_ISREG(os.stat(path).st_mode):
+        raise OSError(errno.EINVAL, "not a regular file (a FIFO, device or socket is not read)")
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+    with os.fdopen(fd, "rb") as fh:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file (a FIFO, device or socket is not read)")
+        return fh.read(limit)
+
+
 def _read_paths(capture: Capture, limit: int = 1 << 20) -> Captured:
     tried = []
     texts = []
     for path in capture.paths:
         tried.append(path)
         try:
-            with open(path, "rb") as fh:
-                data = fh.read(limit)
+            data = _read_regular(path, limit)
         except FileNotFoundError:
             continue
         except OSError as exc:

@@ -16,7 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from kb.collect.bundle import MANIFEST, write_archive, write_folder
+from kb.collect.bundle import MANIFEST, is_archive, write_archive, write_folder
 from kb.collect.captures import Captured, captures, job_variables, run_capture
 from kb.collect.commands import Output
 from kb.redact.secrets import SecretRedactor
@@ -106,10 +106,11 @@ def default_archive_name() -> str:
     return f"kb-collect-{socket.gethostname()}-{stamp}.tar.gz"
 
 
-def collect_to(path: Path, report: CollectReport) -> None:
-    """Writes the report's files as an archive (`.tar.gz`/`.tgz`) or into a folder."""
-    if path.name.endswith((".tar.gz", ".tgz")):
+def collect_to(path: Path, report: CollectReport, *, force: bool = False) -> None:
+    """Writes the report's files as an archive (`.tar.gz`/`.tgz`) or into a folder, privately
+    and through no link (`bundle.py`); raises `OutputRefused` for a path it will not use."""
+    if is_archive(path):
         top = path.name.removesuffix(".tar.gz").removesuffix(".tgz")
-        write_archive(path, top, report.files)
+        write_archive(path, top, report.files, force=force)
     else:
-        write_folder(path, report.files)
+        write_folder(path, report.files, force=force)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import stat
 import subprocess
 import threading
 from collections.abc import Callable
@@ -19,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
+from kb.collect.bundle import claim_folder, open_new, private_dir, write_new
 from kb.collect.collector import collect_to, gather
 from kb.collect.launch import debug_environment, launcher_argv
 from kb.collect.observations import stall_sentences
@@ -41,6 +43,7 @@ class RunOptions:
     stop_on_stall: bool = False
     grace: float = 10.0  # seconds between the steps SIGINT → SIGTERM → SIGKILL
     poll: float = 0.25  # seconds between looks at the job (its processes, its logs)
+    force: bool = False  # the bundle folder may already hold files (kb run --force)
 
 
 @dataclass(kw_only=True)
@@ -65,7 +68,7 @@ class _Tee:
         self._thread.start()
 
     def _pump(self, pipe: IO[bytes], terminal: IO[bytes], path: Path) -> None:
-        with path.open("ab") as log:
+        with open_new(path, append=True) as log:
             for chunk in iter(lambda: pipe.read1(65536), b""):  # type: ignore[attr-defined]
                 self.bytes += len(chunk)
                 log.write(chunk)
@@ -85,9 +88,26 @@ def _exit_code(status: int) -> int:
 
 
 def prepare_bundle(bundle: Path) -> None:
+    """The bundle and its sub-folders, 0700, none of them a link (`bundle.py`)."""
+    claim_folder(bundle, force=True)  # kb run's CLI already refused a non-empty one
     for sub in ("logs", "nccl", "flight-recorder", "py-spy"):
-        (bundle / sub).mkdir(parents=True, exist_ok=True, mode=0o700)
-    bundle.chmod(0o700)
+        private_dir(bundle / sub)
+
+
+def _tighten(bundle: Path) -> None:
+    """What the job wrote into the bundle becomes private too (0600 files, 0700 folders);
+    links are left as they are, never followed."""
+    for dirpath, dirs, files in os.walk(bundle):
+        for name in dirs + files:
+            path = os.path.join(dirpath, name)
+            try:
+                st = os.lstat(path)
+                if stat.S_ISDIR(st.st_mode):
+                    os.chmod(path, 0o700)
+                elif stat.S_ISREG(st.st_mode):
+                    os.chmod(path, 0o600)
+            except OSError:
+                continue
 
 
 def run_job(
@@ -97,10 +117,10 @@ def run_job(
     say: Callable[[str], None],
 ) -> RunResult:
     """Runs the launcher to its end; never raises for what the job does."""
-    bundle = opts.bundle.resolve()
+    bundle = Path(os.path.abspath(opts.bundle))  # not resolve(): a link is refused, not followed
     prepare_bundle(bundle)
     report = gather(dict(os.environ))
-    collect_to(bundle / "collect", report)
+    collect_to(bundle / "collect", report, force=opts.force)
     missing = sum(1 for c in report.captured if c.file not in report.files)
     say(f"kb run: environment captured in {bundle}/collect ({len(report.files) - 1} files, "
         f"{missing} tool(s) missing, {report.seconds:.1f} s)")  # fmt: skip
@@ -121,6 +141,7 @@ def run_job(
             result.exit_code, result.notes = 127, [f"The launcher `{argv[0]}` could not start."]
             _write_records(bundle, opts, result)
             _scrub(bundle, say)
+            _tighten(bundle)
             return result
         stopper.attach(proc.pid)
         assert proc.stdout is not None and proc.stderr is not None
@@ -146,6 +167,7 @@ def run_job(
     result.notes.append(f"The launcher ended with {how}.")  # its command: kb-run.json
     _write_records(bundle, opts, result)
     _scrub(bundle, say)
+    _tighten(bundle)
     return result
 
 
@@ -225,6 +247,6 @@ def _write_records(bundle: Path, opts: RunOptions, result: RunResult) -> None:
         "stalls": [[{"rank": d.process.rank, "pid": d.process.pid, "file": d.file, "ok": d.ok,
                      "note": d.note} for d in stall] for stall in result.stalls],
     }  # fmt: skip
-    (bundle / "kb-run.json").write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
+    write_new(bundle / "kb-run.json", json.dumps(record, indent=2) + "\n")
     text = "# What kb run observed\n\n" + "".join(f"- {n}\n" for n in result.notes)
-    (bundle / "kb-run-notes.md").write_text(text, encoding="utf-8")
+    write_new(bundle / "kb-run-notes.md", text)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import os
 import re
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO
@@ -87,10 +88,11 @@ def scrub_file(path: Path, redactor: SecretRedactor, shown: str) -> bool:
                 return False
     except OSError:
         return False
-    tmp = path.with_name(path.name + ".kb-redacting")
+    fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".kb-redacting", dir=path.parent)
+    tmp = Path(name)  # a fresh name, created exclusively 0600: never a link planted in advance
     before = redactor.count
     try:
-        with path.open("rb") as src, tmp.open("wb") as dst:
+        with path.open("rb") as src, os.fdopen(fd, "wb") as dst:
             for line in redactor.lines(shown, _decoded(src)):
                 dst.write(line.encode("utf-8", "surrogateescape"))
         changed = redactor.count > before

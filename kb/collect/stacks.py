@@ -11,6 +11,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from kb.collect.bundle import private_dir, write_new
 from kb.collect.commands import run_command
 from kb.collect.processes import JobProcess
 
@@ -34,8 +35,7 @@ class StackDump:
 def dump_stacks(processes: list[JobProcess], bundle: Path, tag: str = "") -> list[StackDump]:
     """One `py-spy dump --pid` per process; failures are kept with py-spy's own message."""
     py_spy = find_py_spy()
-    folder = bundle / "py-spy"
-    folder.mkdir(parents=True, exist_ok=True)
+    private_dir(bundle / "py-spy")
     dumps = []
     for p in processes:
         name = f"rank{p.rank}" if p.rank is not None else f"pid{p.pid}"
@@ -47,10 +47,10 @@ def dump_stacks(processes: list[JobProcess], bundle: Path, tag: str = "") -> lis
                           display=f"py-spy dump --pid {p.pid}")  # fmt: skip
         text = out.data.decode("utf-8", "replace")
         if out.status == 0 and text.strip():
-            (bundle / rel).write_text(text, encoding="utf-8")
+            write_new(bundle / rel, text)
             dumps.append(StackDump(process=p, file=rel, ok=True))
         else:
             first = next((ln for ln in text.splitlines() if ln.strip()), out.note or "no output")
-            (bundle / (rel + ".error")).write_text(text or out.note, encoding="utf-8")
+            write_new(bundle / (rel + ".error"), text or out.note)
             dumps.append(StackDump(process=p, file=rel, ok=False, note=first[:300]))
     return dumps
