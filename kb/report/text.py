@@ -21,6 +21,7 @@ from kb.evidence.inputs import shown_name
 from kb.match.diagnose import Diagnosis
 from kb.report.model import CLAUSE_WORDS, STATE_WORDS, Ask, Candidate, Fix, Report, build
 from kb.report.shown_path import shown_command
+from kb.report.terminal import evidence_for_terminal as _e
 from kb.report.terminal import safe_for_terminal
 
 FIRST_SCREEN = 24
@@ -92,7 +93,8 @@ def _clip(text: str, width: int) -> str:
 def _evidence_line(ln: EvidenceLine, style: Style, indent: str) -> list[str]:
     rank = f"rank {ln.rank}" if ln.rank is not None and ln.rank >= 0 else "no rank"
     text = ln.text if len(ln.text) <= 220 else ln.text[:217] + "..."
-    return [f"{indent}{style.cyan(ln.where)} {style.dim('(' + rank + ')')}", f"{indent}  {text}"]
+    where = style.cyan(_e(ln.where))
+    return [f"{indent}{where} {style.dim('(' + rank + ')')}", f"{indent}  {_e(text)}"]
 
 
 def _commands(
@@ -129,16 +131,16 @@ def _asks(items: list[Ask], style: Style, indent: str, printed: set[str]) -> lis
 def _first_screen(r: Report, style: Style, width: int) -> list[str]:
     out: list[str] = []
     if r.state == "empty" and r.skipped:
-        out.append(style.bold(f"Nothing could be read in {shown_name(r.root)}: "
+        out.append(style.bold(f"Nothing could be read in {_e(shown_name(r.root))}: "
                               f"{len(r.skipped)} file(s) skipped."))  # fmt: skip
-        out += [f"  {path}: {reason}" for path, reason in r.skipped[:3]]
+        out += [f"  {_e(path)}: {_e(reason)}" for path, reason in r.skipped[:3]]
         if len(r.skipped) > 3:
             out.append(f"  … and {len(r.skipped) - 3} more (kb evidence lists them)")
         out.append("  Hand over readable copies (or capture anew with `kb collect`), then run "
                    "kb diagnose again.")  # fmt: skip
     elif r.state == "empty":
         out += [
-            style.bold(f"This folder is empty: nothing was read in {shown_name(r.root)}."),
+            style.bold(f"This folder is empty: nothing was read in {_e(shown_name(r.root))}."),
             "  There is nothing to diagnose yet. Put the job's logs here, or capture the",
             "  environment with `kb collect`, then run kb diagnose on the result.",
         ]
@@ -151,7 +153,7 @@ def _first_screen(r: Report, style: Style, width: int) -> list[str]:
             style.bold(f"Most likely: {c.verdict.id} ({c.level_words}{rank}){more}"),
             *_wrapped(c.verdict.title, "  ", width),
             *_ranking(r, width),
-            *_wrapped(r.why, "  why: ", width, 1),
+            *_wrapped(_e(r.why), "  why: ", width, 1),
             *(_wrapped(c.verdict.stopped, "  level: ", width, 1) if c.verdict.stopped else []),
         ]
     elif r.state == "possible":
@@ -160,7 +162,7 @@ def _first_screen(r: Report, style: Style, width: int) -> list[str]:
             style.bold("No known case is confirmed or likely."),
             f"Possible (weak signs only): {names}",
             *_ranking(r, width),
-            *_wrapped(r.why, "  why: ", width, 1),
+            *_wrapped(_e(r.why), "  why: ", width, 1),
             *(
                 _wrapped(r.possible[0].verdict.stopped, "  level: ", width, 1)
                 if r.possible and r.possible[0].verdict.stopped
@@ -168,7 +170,7 @@ def _first_screen(r: Report, style: Style, width: int) -> list[str]:
             ),
         ]
     else:
-        out += [style.bold("No known case matches this evidence."), f"  {r.why}."]
+        out += [style.bold("No known case matches this evidence."), f"  {_e(r.why)}."]
         out += _known_lines(r, width)
     out += _fix_lines(r.first_fix, r.state, style)
     out += [
@@ -190,7 +192,7 @@ def _known_lines(r: Report, width: int) -> list[str]:
         if "unknown" in k.causes:
             who = f"{who} or a cause no case covers" if who else "causes no case covers yet"
         out += [
-            f"  - {k.line.where}: {_plain(k.line.text).strip()}",
+            f"  - {_e(k.line.where)}: {_e(k.line.text).strip()}",
             *_wrapped(k.means, "      means: ", width, 2),
             *_wrapped(who, "      printed by: ", width, 1),
         ]
@@ -276,7 +278,7 @@ def _candidate(index: int, c: Candidate, style: Style, verbose: bool, printed: s
             )
     if c.against:
         out.append("   speaks against:")
-        out += [f"    - {reason}" for reason in c.against]
+        out += [f"    - {_e(reason)}" for reason in c.against]
     if c.confirm and v.level != "confirmed":
         out.append("   to confirm it, collect:")
         out += _asks(c.confirm, style, "    ", printed)
@@ -301,7 +303,7 @@ def _candidate(index: int, c: Candidate, style: Style, verbose: bool, printed: s
                     out.append(f"       {r_i}.{s_i} {style.dim('(for the other platform, -v)')}")
                     continue
                 tried = (
-                    style.dim(f"  (your notes say this was tried: {step.tried.where})")
+                    style.dim(f"  (your notes say this was tried: {_e(step.tried.where)})")
                     if step.tried
                     else ""
                 )
@@ -340,7 +342,7 @@ def render_text(
     if r.state in ("none", "possible"):
         if r.near:
             out.append("Partly matching (a required sign is missing or ruled out):")
-            out += [f"  - {case_id}: {why}" for case_id, why in r.near]
+            out += [f"  - {case_id}: {_e(why)}" for case_id, why in r.near]
             out.append("")
         if r.suspicious:
             out.append("Most suspicious lines:")
@@ -357,9 +359,9 @@ def render_text(
             out += _asks(r.next_steps, style, "  ", printed)
             out.append("")
     if verbose and summary:
-        out += [style.bold("What was read"), summary.rstrip()]
+        out += [style.bold("What was read"), *map(_e, summary.rstrip().split("\n"))]
     else:
-        out += [style.bold("What was read: ") + "; ".join(r.read)]
+        out += [style.bold("What was read: ") + _e("; ".join(r.read))]
         if summary:
             out.append(style.dim("(kb diagnose -v shows every file, version and variable read)"))
     return "\n".join(out).rstrip() + "\n"
