@@ -22,6 +22,7 @@ from kb.lint.fixtures import (
     ShadowedCase,
     StaleUntestedMark,
 )
+from kb.lint.ladder import NeverConfirmed, ProofWithoutOwnFact
 from kb.lint.metadata import MissingMetadata, PlaceholderText
 from kb.lint.remedies import UnverifiedStep
 from kb.lint.translations import UnpairedTranslation
@@ -46,6 +47,8 @@ RULES: dict[str, type[Rule]] = {
         FixtureNameNotKebabCase,
         UnpairedTranslation,
         CataloguedMessagePattern,
+        NeverConfirmed,
+        ProofWithoutOwnFact,
     )
 }
 

@@ -78,9 +78,12 @@ def make_case(
 
 
 def lint(root: Path) -> list[tuple[str, str]]:
+    """Every rule but the ladder's (tests/kb/test_lint_ladder.py): the probe case is named
+    as a cause by no catalogue message, so it could never be confirmed by one."""
     result = load_cases([root], with_env=False)
     assert result.ok, result.diagnostics
-    return [(d.code, d.message) for d in lint_cases(result.cases)]
+    rules = [code for code in RULES if not code.startswith("lint/ladder-")]
+    return [(d.code, d.message) for d in lint_cases(result.cases, rules)]
 
 
 def codes(root: Path) -> set[str]:
