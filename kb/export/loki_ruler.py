@@ -22,6 +22,20 @@ from kb.export.sigma import rules_yaml
 WINDOW = "5m"  # a base rule looks at the last minutes of a job's lines
 
 
+# Loki's ruler (like Prometheus) expands annotations as Go templates: a case's `{{ … }}` would
+# run as a template when the rule is loaded, so each delimiter is written as a string action
+_DELIMITER = re.compile(r"\{\{|\}\}")
+
+
+def template_literal(text: str) -> str:
+    """`text` as an annotation that a Go template shows verbatim.
+
+    >>> template_literal("{{ .Labels }} x}}")
+    '{{ "{{" }} .Labels {{ "}}" }} x{{ "}}" }}'
+    """
+    return _DELIMITER.sub(lambda m: '{{ "' + m.group(0) + '" }}', text)
+
+
 def _alert_name(rule_name: str) -> str:
     return re.sub(r"[^A-Za-z0-9_]", "_", rule_name)
 
@@ -67,8 +81,8 @@ def ruler_groups(
                     **rule.get("labels", {}),
                 },
                 "annotations": {
-                    "summary": rule.get("title", q.rule_name),
-                    "description": rule.get("description", ""),
+                    "summary": template_literal(rule.get("title", q.rule_name)),
+                    "description": template_literal(rule.get("description", "")),
                 },
             }
         )
