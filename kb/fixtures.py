@@ -66,14 +66,29 @@ def _own_folder(path: Path, base: Path) -> bool:
         return False
 
 
+def linked_part(path: Path, top: Path) -> Path | None:
+    """The first of `path` and its parents below `top` that is a symbolic link, if any: a
+    fixture reached through a link is evidence from outside the case (`kb check` reports
+    it; `kb test` and the site never follow it)."""
+    here = path
+    while here != top and here != here.parent:
+        if here.is_symlink():
+            return here
+        here = here.parent
+    return None
+
+
 def fixtures_of(case: m.Case) -> list[FixtureSpec]:
-    """Every fixture folder of a case, with its declared or default expectation."""
-    root = Path(case.folder) / "fixtures"
+    """Every fixture folder of a case, with its declared or default expectation. A folder
+    that is (or sits under) a symbolic link is left out, declared or not: never run, never
+    published; `kb check` reports it (`kb.lint.fixtures.fixture_links`)."""
+    case_folder = Path(case.folder)
+    root = case_folder / "fixtures"
     declared = {f.path.strip("/"): f for f in case.fixtures}
     specs: dict[str, FixtureSpec] = {}
     for kind in KINDS:
         base = root / kind
-        if not base.is_dir():
+        if not base.is_dir() or linked_part(base, case_folder) is not None:
             continue
         inside = base.resolve()
         for folder in sorted(p for p in base.iterdir() if _own_folder(p, inside)):
@@ -85,6 +100,8 @@ def fixtures_of(case: m.Case) -> list[FixtureSpec]:
     for rel, expectation in declared.items():
         if not m.safe_fixture_path(rel):
             continue  # never a folder outside the case: `kb check` rejects it with its line
+        if linked_part(root / rel, case_folder) is not None:
+            continue  # a link: `kb check` reports it with its path
         if rel not in specs:  # declared but missing on disk: `kb check` reports it too
             specs[rel] = FixtureSpec(case.id, rel, root / rel, expectation)
     return list(specs.values())

@@ -3,6 +3,7 @@ positive evidence the case is the one `kb diagnose` puts first."""
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -25,6 +26,7 @@ class MissingFixture(Rule):
     def check(self, case: m.Case, cases: list[m.Case]) -> Iterator[Diagnostic]:
         if not case.folder:
             return
+        yield from FixtureLink().check(case, cases)
         root = Path(case.folder) / "fixtures"
         for kind in ("positive", "negative"):
             base = root / kind
@@ -33,6 +35,54 @@ class MissingFixture(Rule):
                     case.span,
                     f"case `{case.id}` has no {kind} fixture folder (fixtures/{kind}/<name>/)",
                 )
+
+
+MAX_FIXTURE_ENTRIES = 20_000  # entries looked at for links under one case's fixtures/
+
+
+def fixture_links(case_folder: Path) -> list[Path]:
+    """Every symbolic link under `case_folder/fixtures` (that folder itself included), none
+    of them followed: a linked fixture folder or file is evidence from outside the case."""
+    root = case_folder / "fixtures"
+    if root.is_symlink():
+        return [root]
+    found: list[Path] = []
+    seen = 0
+    for dirpath, dirs, files in os.walk(root):  # never descends into a linked folder
+        for name in sorted(dirs + files):
+            path = Path(dirpath) / name
+            seen += 1
+            if path.is_symlink():
+                found.append(path)
+        if seen > MAX_FIXTURE_ENTRIES:
+            break
+    return found
+
+
+class FixtureLink(Rule):
+    """A fixture folder or file that is a symbolic link.
+
+    A link can point anywhere on the machine that builds the site or runs `kb test`: its
+    lines would be published as the case's evidence. `kb test` and the site leave it out;
+    this rule says so, with the path. Run by `MissingFixture` (its registry entry), so the
+    rule needs no registration of its own."""
+
+    code = "lint/fixture-link"
+    severity = Severity.ERROR
+    description = "A fixture folder or file is a symbolic link (never followed)."
+    help = "copy the evidence into the case's fixtures/ instead of linking to it"
+
+    def check(self, case: m.Case, cases: list[m.Case]) -> Iterator[Diagnostic]:
+        if not case.folder:
+            return
+        folder = Path(case.folder)
+        for link in fixture_links(folder):
+            rel = link.relative_to(folder).as_posix()
+            parts = rel.split("/")
+            span = case.fixture_span("/".join(parts[1:3])) if len(parts) >= 3 else case.span
+            yield self.report(
+                span, f"`{rel}` is a symbolic link: `kb test` and the site do not follow it"
+            )
 
 
 def _roles(case: m.Case) -> tuple[set[str], set[str]]:

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from dsl import model as m
-from kb.fixtures import fixture_evidence
+from kb.fixtures import fixture_evidence, linked_part
 from kb.match.regex import TextPattern, compiled
 
 log = logging.getLogger("mkdocs.hooks.kb.excerpts")
@@ -185,7 +185,13 @@ def excerpt(case: m.Case, q: m.Query, machine_only: bool = False) -> Excerpt | N
     `machine_only`: a line a tool printed, never a message quoted in the reporter's notes."""
     if not case.folder:
         return None
-    positives = [f for f in case.fixtures if f.outcome == "match"]
+    top = Path(case.folder)
+    positives = [
+        f
+        for f in case.fixtures
+        if f.outcome == "match"  # a linked fixture's lines are not the case's: never shown
+        and linked_part(top / "fixtures" / f.path.strip("/"), top) is None
+    ]
     for fixture in positives:
         found = _from_engine(fixture_evidence, case, fixture, q, machine_only)
         found = found or _declared(case, fixture, q)
