@@ -174,14 +174,23 @@ def judge(verdicts: list[Verdict]) -> None:
     other cases' verdicts (which rivals fit too, which are known to be absent)."""
     by_id = {v.id: v for v in verdicts}
 
-    def fits(case_id: str) -> bool:
-        other = by_id.get(case_id)
-        return other is not None and m.Level(other.clause_level) in LEVELS
-
     for v in verdicts:
         raw = m.Level(v.clause_level)
         if raw not in LEVELS:
             continue
+        mine = {msg for f in v.facts for msg in f.messages}
+
+        def fits(case_id: str, mine: set[str] = mine) -> bool:
+            """A rival fits when its clauses reach a level on something beyond the very
+            messages this case reads: one that fits through them alone is no rival."""
+            other = by_id.get(case_id)
+            if other is None or m.Level(other.clause_level) not in LEVELS:
+                return False
+            return any(
+                f.strength in (DECISIVE, OWN) or (f.strength == SHARED and set(f.messages) - mine)
+                for f in other.facts
+            )
+
         signature = _signature(v, raw)
         positive = [f for f in v.facts if f.strength in (DECISIVE, OWN)]
         # shared, but no other cause that prints it fits here as well
