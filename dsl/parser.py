@@ -217,6 +217,41 @@ def _too_deep(tree: Tree[Token], path: str) -> Diagnostic | None:
     return None
 
 
+# A real condition names a few dozen queries; a stranger's chain of 10,000 `or`s parses in a
+# fraction of a second but then costs every later pass (lowering, lint, matching) seconds.
+MAX_CONDITION_TERMS = 2_000
+_CLAUSES = frozenset({"require", "support", "rule_out", "likely", "possible"})
+
+
+def _too_large(tree: Tree[Token], path: str) -> Diagnostic | None:
+    """The first clause whose condition holds more than MAX_CONDITION_TERMS terms (names,
+    operators, groups), as a located error; one pass, no recursion."""
+    stack: list[Tree[Token]] = [tree]
+    while stack:
+        node = stack.pop()
+        if node.data not in _CLAUSES:
+            stack.extend(c for c in node.children if isinstance(c, Tree))
+            continue
+        terms, inner = 0, [node]
+        while inner:
+            sub = inner.pop()
+            terms += 1
+            inner.extend(c for c in sub.children if isinstance(c, Tree))
+        if terms - 1 > MAX_CONDITION_TERMS:
+            meta = node.meta
+            return Diagnostic(
+                path=path,
+                line=0 if meta.empty else getattr(meta, "line", 0),
+                column=0 if meta.empty else getattr(meta, "column", 0),
+                code="too-large",
+                message=f"this `{node.data}` condition has {terms - 1:,} terms; at most "
+                f"{MAX_CONDITION_TERMS:,} are allowed",
+                help="name the alternatives once in a query (a regex alternation, a list "
+                "of values) instead of chaining thousands of terms",
+            )
+    return None
+
+
 def _tree(lark: Any, text: str, path: str) -> Tree[Token]:
     """The parse tree, or `CaseSyntaxError` with a located diagnostic (never a lark exception)."""
     try:
@@ -227,9 +262,9 @@ def _tree(lark: Any, text: str, path: str) -> Tree[Token]:
         raise CaseSyntaxError(
             Diagnostic(path=path, message=f"cannot parse: {err}", code="syntax")
         ) from None
-    deep = _too_deep(tree, path)
-    if deep is not None:
-        raise CaseSyntaxError(deep)
+    bad = _too_deep(tree, path) or _too_large(tree, path)
+    if bad is not None:
+        raise CaseSyntaxError(bad)
     return tree
 
 
