@@ -50,12 +50,12 @@ def output_refusal(path: Path, *, force: bool = False) -> str | None:
     if stat.S_ISLNK(st.st_mode):
         return (f"{path} is a symbolic link; kb does not write through a link it did not "
                 "create: name a new path")  # fmt: skip
-    if is_archive(path) or not stat.S_ISDIR(st.st_mode):
-        if stat.S_ISDIR(st.st_mode):
-            return f"{path} is a folder; name a new archive"
+    if is_archive(path):
         if not stat.S_ISREG(st.st_mode):
-            return f"{path} exists and is not a regular file; name a new path"
+            return f"{path} exists and is not a regular file; name a new archive"
         return None if force else f"{path} exists; name a new path, or add --force to replace it"
+    if not stat.S_ISDIR(st.st_mode):
+        return f"{path} exists and is not a folder; name a new folder (or a NAME.tar.gz)"
     if st.st_uid != os.getuid():
         return f"{path} belongs to another user; name a folder of your own"
     if not force and os.listdir(path):

@@ -241,3 +241,12 @@ def _in_thread(fn):  # type: ignore[no-untyped-def]
     worker.join(60)
     assert box, "reading the capture blocked"
     return box[0]
+
+
+def test_a_file_where_a_folder_bundle_goes_is_refused_even_with_force(tmp_path: Path) -> None:
+    out = tmp_path / "bundle"
+    out.write_text("mine\n")
+    for force in (False, True):
+        with pytest.raises(OutputRefused, match="not a folder"):
+            collect_to(out, _report(), force=force)
+    assert out.read_text() == "mine\n"
