@@ -216,6 +216,11 @@ def render_quiet(ev: Evaluation) -> str:
     return "\n".join(out)
 
 
+def page_report(ev: Evaluation) -> str:
+    """What the site's "How well it works" page shows: the report, then the calibration."""
+    return render_text(ev, verbose=False) + "\n\n" + "\n".join(calibration_lines(ev))
+
+
 def calibration_lines(ev: Evaluation) -> list[str]:
     """What each level was worth: now (fitted) and as first seen, where that was kept."""
     out = []

@@ -16,6 +16,7 @@ from kb.lint.conventions import FixtureNameNotKebabCase, TagNotKebabCase, Unknow
 from kb.lint.drafts import GenericEvidence
 from kb.lint.fixtures import (
     EvidenceNeverHit,
+    FixtureLink,
     FixtureNotRead,
     MissingFixture,
     RuleOutNeverHit,
@@ -36,6 +37,7 @@ RULES: dict[str, type[Rule]] = {
         PlaceholderText,
         GenericEvidence,
         MissingFixture,
+        FixtureLink,
         EvidenceNeverHit,
         RuleOutNeverHit,
         StaleUntestedMark,

@@ -26,7 +26,6 @@ class MissingFixture(Rule):
     def check(self, case: m.Case, cases: list[m.Case]) -> Iterator[Diagnostic]:
         if not case.folder:
             return
-        yield from FixtureLink().check(case, cases)
         root = Path(case.folder) / "fixtures"
         for kind in ("positive", "negative"):
             base = root / kind

@@ -114,18 +114,20 @@ def test_kb_eval_meets_the_committed_floors(capsys: pytest.CaptureFixture[str]) 
 
 
 def test_the_site_page_shows_the_current_figures() -> None:
-    """The "How well it works" page holds `kb eval`'s own output, so it cannot drift."""
+    """The "How well it works" page holds `kb eval --calibration`'s own output, and the
+    README its headline (fitted and first seen), so they cannot drift."""
     from kb.cli.common import load_kb
-    from kb.cli.eval import render_text
+    from kb.cli.eval import page_report
 
     args = argparse.Namespace(cases=[], no_bundled=False, no_cache=False)
-    report = render_text(evaluate(load_kb(args)), verbose=False)
+    report = page_report(evaluate(load_kb(args)))
     page = (ROOT / "site" / "reference" / "how-well-it-works.md").read_text(encoding="utf-8")
     block = page.split("```text\n", 1)[1].split("\n```", 1)[0]
     assert block == report, "run scripts/update_eval_figures.py"
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     head = readme.split("```text\nReal incidents:", 1)[1].split("\n```", 1)[0]
-    assert "Real incidents:" + head == "\n".join(report.splitlines()[:10]).rstrip()
+    assert "Real incidents:" + head == "\n".join(report.splitlines()[:14]).rstrip()
+    assert "First seen" in head and "Calibration now" in block
 
 
 def test_floors_are_only_ever_raised() -> None:
