@@ -269,10 +269,10 @@ def fuzz_cases(count: int, seed: int, slow: float, log: Callable[[str], None]) -
     return found
 
 
-def case_from_seed(seed: int) -> str:
+def case_from_seed(seed: int, corpus: list[str] | None = None) -> str:
     """The case text a `case seed N` failure refers to, to reproduce it."""
     local = random.Random(seed)
-    corpus = real_cases()
+    corpus = corpus or real_cases()
     return nested_case(local) if local.random() < 0.05 else mutate_case(local.choice(corpus), local)
 
 
@@ -445,6 +445,244 @@ def fuzz_evidence(count: int, seed: int, slow: float, log: Callable[[str], None]
     return found
 
 
+# ------------------------------------------------------------------ long run (worker pool)
+
+GIB = 1 << 30
+
+
+@dataclass
+class Outcome:
+    """What one input did in a worker; `kind` is ok, property, traceback, hang, crash or memory."""
+
+    kind: str
+    what: str  # "case" or "evidence"
+    seed: int
+    detail: str = ""
+    cpu: float = 0.0
+    wall: float = 0.0
+    rss: int = 0  # peak resident bytes of the worker so far
+
+
+def _run_one(what: str, seed: int, state: dict[str, object], tmp: Path, limit: float) -> Outcome:
+    """One input in this (worker) process; the kernel ends it past `limit` CPU seconds."""
+    import resource
+
+    used = resource.getrusage(resource.RUSAGE_SELF)
+    soft = int(used.ru_utime + used.ru_stime + limit) + 1
+    resource.setrlimit(resource.RLIMIT_CPU, (soft, resource.RLIM_INFINITY))  # SIGXCPU kills it
+    start = Clock()
+    try:
+        if what == "case":
+            text = case_from_seed(seed, state["corpus"])  # type: ignore[arg-type]
+            problems = check_case_text(text, tmp / "case")
+        else:
+            shutil.rmtree(tmp / "ev", ignore_errors=True)
+            (tmp / "ev").mkdir()
+            lines = state["lines"]
+            path = build_evidence(tmp / "ev", lines, random.Random(seed))  # type: ignore[arg-type]
+            start = Clock()
+            problems = check_evidence(state["kb"], path)  # type: ignore[arg-type]
+        kind, detail = ("property", "; ".join(problems)) if problems else ("ok", "")
+    except MemoryError:
+        kind, detail = "memory", "MemoryError"
+    except Exception as exc:
+        kind, detail = "traceback", "".join(traceback.format_exception(exc))[-3000:]
+    cpu, wall = start.elapsed()
+    if kind == "ok" and cpu > limit:
+        kind, detail = "hang", f"{cpu:.1f} s of CPU"
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    return Outcome(kind, what, seed, detail, cpu, wall, rss)
+
+
+def _worker(conn: object, limit: float, memory_cap: int) -> None:
+    """Loop of a pool worker: receive (what, seed), send back an Outcome; None ends it."""
+    import resource
+
+    if memory_cap:  # a guard for the shared machine, far above the 1 GB that is counted
+        resource.setrlimit(resource.RLIMIT_AS, (memory_cap, memory_cap))
+    state: dict[str, object] = {
+        "kb": load_knowledge_base(with_env=False),
+        "lines": fixture_lines(),
+        "corpus": real_cases(),
+    }
+    with tempfile.TemporaryDirectory(prefix="kb-fuzz-worker-") as tmp:
+        # Warm up (the parser and the readers load lazily), so that a fresh worker's first
+        # input is not charged a second of set-up.
+        check_case_text(state["corpus"][0], Path(tmp) / "warm")  # type: ignore[index]
+        warm = Path(tmp) / "warm-ev"
+        warm.mkdir()
+        (warm / "rank0.log").write_bytes(b"".join(state["lines"][:50]))  # type: ignore[index]
+        check_evidence(state["kb"], warm)  # type: ignore[arg-type]
+        while True:
+            task = conn.recv()  # type: ignore[attr-defined]
+            if task is None:
+                return
+            conn.send(_run_one(task[0], task[1], state, Path(tmp), limit))  # type: ignore[attr-defined]
+
+
+def task_seeds(cases: int, evidence: int, seed: int) -> list[tuple[str, int]]:
+    """The inputs of a run, cases first: the same seeds the in-process fuzzers draw."""
+    crng, erng = random.Random(seed), random.Random(seed)
+    return [("case", crng.randrange(2**32)) for _ in range(cases)] + [
+        ("evidence", erng.randrange(2**32)) for _ in range(evidence)
+    ]
+
+
+def save_input(outcome: Outcome, out: Path) -> Path:
+    """Rebuild a failing input from its seed under `out`, with a note of what it did."""
+    out.mkdir(parents=True, exist_ok=True)
+    name = f"{outcome.what}-{outcome.seed}-{outcome.kind}"
+    if outcome.what == "case":
+        target = out / f"{name}.kb"
+        target.write_text(case_from_seed(outcome.seed), encoding="utf-8", errors="surrogatepass")
+    else:
+        target = out / name
+        shutil.rmtree(target, ignore_errors=True)
+        target.mkdir()
+        build_evidence(target, fixture_lines(), random.Random(outcome.seed))
+    note = (
+        f"{outcome.what} seed {outcome.seed}: {outcome.kind} after {outcome.cpu:.2f} s of CPU, "
+        f"{outcome.wall:.2f} s wall, worker peak {outcome.rss / 2**20:.0f} MiB\n{outcome.detail}\n"
+    )
+    Path(f"{target}.txt").write_text(note, encoding="utf-8", errors="backslashreplace")
+    return target
+
+
+@dataclass
+class Tally:
+    run: dict[str, int] = field(default_factory=lambda: {"case": 0, "evidence": 0})
+    counts: dict[str, int] = field(
+        default_factory=lambda: dict.fromkeys(
+            ["traceback", "hang", "memory", "property", "crash"], 0
+        )
+    )
+    failures: list[Outcome] = field(default_factory=list)
+    slowest: float = 0.0
+    peak_rss: int = 0
+
+    def add(self, outcome: Outcome, memory_limit: int) -> None:
+        self.run[outcome.what] += 1
+        self.slowest = max(self.slowest, outcome.cpu)
+        self.peak_rss = max(self.peak_rss, outcome.rss)
+        if outcome.kind == "ok" and outcome.rss > memory_limit:
+            outcome.kind = "memory"
+            outcome.detail = f"worker peak {outcome.rss / 2**20:.0f} MiB"
+        if outcome.kind != "ok":
+            self.counts[outcome.kind] += 1
+            self.failures.append(outcome)
+
+
+def long_run(args: argparse.Namespace, log: Callable[[str], None]) -> int:
+    """Every input in a worker process, each bounded in CPU time, memory measured per worker."""
+    import multiprocessing
+    import signal
+    from multiprocessing.connection import wait
+
+    ctx = multiprocessing.get_context("fork")
+    limit_bytes = int(args.memory_gb * GIB)
+    tasks = task_seeds(args.cases, args.evidence, args.seed)
+    out = Path(args.out) if args.out else Path(tempfile.gettempdir()) / f"kb-fuzz-{args.seed}"
+    tally = Tally()
+    started = time.perf_counter()
+
+    class Slot:
+        def __init__(self) -> None:
+            self.conn, child = ctx.Pipe()
+            cap = int(args.memory_cap_gb * GIB)
+            self.proc = ctx.Process(target=_worker, args=(child, args.timeout, cap), daemon=True)
+            self.proc.start()
+            child.close()
+            self.task: tuple[str, int] | None = None
+            self.since = 0.0
+            self.done = 0
+
+        def give(self, task: tuple[str, int]) -> None:
+            self.task, self.since = task, time.perf_counter()
+            self.conn.send(task)
+
+        def end(self) -> None:
+            if self.proc.is_alive():
+                self.proc.kill()
+            self.proc.join()
+            self.conn.close()
+
+    slots = [Slot() for _ in range(max(1, args.workers))]
+    next_task, stopped_early = 0, False
+    wall_limit = max(args.timeout * 6, 60.0)  # blocking without CPU: the wall backstop
+    last_log = started
+    try:
+        while True:
+            for i, slot in enumerate(slots):
+                if slot.task is None and next_task < len(tasks):
+                    if time.perf_counter() - started > args.max_seconds:
+                        stopped_early = True
+                        continue
+                    if slot.done >= args.recycle:  # a fresh peak RSS now and then
+                        slot.end()
+                        slots[i] = slot = Slot()
+                    slot.give(tasks[next_task])
+                    next_task += 1
+            busy = [s for s in slots if s.task is not None]
+            if not busy:
+                break
+            ready = wait([s.conn for s in busy], timeout=1.0)
+            for slot in busy:
+                outcome = None
+                if slot.conn in ready:
+                    try:
+                        outcome = slot.conn.recv()
+                    except (EOFError, OSError):
+                        slot.proc.join()
+                        code = slot.proc.exitcode
+                        what, seed = slot.task  # type: ignore[misc]
+                        if code == -signal.SIGXCPU:
+                            outcome = Outcome("hang", what, seed, f"over {args.timeout:g} s of CPU")
+                        elif code == -signal.SIGKILL:
+                            outcome = Outcome("memory", what, seed, "worker killed (SIGKILL)")
+                        else:
+                            outcome = Outcome("crash", what, seed, f"worker exit code {code}")
+                        outcome.wall = time.perf_counter() - slot.since
+                elif time.perf_counter() - slot.since > wall_limit:
+                    what, seed = slot.task  # type: ignore[misc]
+                    outcome = Outcome("hang", what, seed, f"blocked over {wall_limit:g} s wall")
+                    outcome.wall = time.perf_counter() - slot.since
+                    slot.proc.kill()
+                if outcome is None:
+                    continue
+                tally.add(outcome, limit_bytes)
+                slot.task, slot.done = None, slot.done + 1
+                if outcome.kind != "ok":
+                    saved = save_input(outcome, out)
+                    log(f"  {outcome.kind}: {outcome.what} seed {outcome.seed} -> {saved}")
+                if not slot.proc.is_alive() or outcome.rss > limit_bytes:
+                    slot.end()
+                    slots[slots.index(slot)] = Slot()
+            if time.perf_counter() - last_log > 60:
+                last_log = time.perf_counter()
+                log(
+                    f"  {tally.run['case']} cases, {tally.run['evidence']} evidence, "
+                    f"{len(tally.failures)} failure(s), {last_log - started:.0f} s"
+                )
+    finally:
+        for slot in slots:
+            if slot.task is None and slot.proc.is_alive():
+                slot.conn.send(None)
+            slot.end()
+    wall = time.perf_counter() - started
+    c = tally.counts
+    print(
+        f"fuzz seed {args.seed}: {tally.run['case']}/{args.cases} case files, "
+        f"{tally.run['evidence']}/{args.evidence} evidence folders/archives run"
+        f"{' (stopped at --max-seconds)' if stopped_early else ''}; "
+        f"tracebacks {c['traceback'] + c['crash']}, hangs {c['hang']} (over {args.timeout:g} s), "
+        f"over {args.memory_gb:g} GB {c['memory']}, property failures {c['property']}; "
+        f"slowest {tally.slowest:.2f} s of CPU, worker peak {tally.peak_rss / 2**20:.0f} MiB, "
+        f"wall {wall:.0f} s, {args.workers} worker(s)"
+        + (f"; failing inputs in {out}" if tally.failures else "")
+    )
+    return 1 if tally.failures else 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--cases", type=int, default=100_000, help="case files to try")
@@ -458,11 +696,52 @@ def main(argv: list[str] | None = None) -> int:
         default=10.0,
         help="CPU seconds after which one input counts as a hang",
     )
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=0,
+        help="long-run mode: run each input in one of W worker processes, each input bounded "
+        "by --timeout CPU seconds (the worker is killed and the input counted as a hang)",
+    )
+    parser.add_argument(
+        "--max-seconds",
+        type=float,
+        default=float("inf"),
+        help="long-run mode: start no new input after this many seconds of wall time",
+    )
+    parser.add_argument(
+        "--timeout", type=float, default=10.0, help="long-run mode: CPU seconds per input"
+    )
+    parser.add_argument(
+        "--memory-gb",
+        type=float,
+        default=1.0,
+        help="long-run mode: a worker whose peak RSS passes this counts the input as over",
+    )
+    parser.add_argument(
+        "--memory-cap-gb",
+        type=float,
+        default=4.0,
+        help="long-run mode: address-space cap of a worker (0: none), a guard for the machine",
+    )
+    parser.add_argument(
+        "--recycle",
+        type=int,
+        default=2000,
+        help="long-run mode: inputs per worker before a fresh one",
+    )
+    parser.add_argument(
+        "--out", help="long-run mode: folder for failing inputs (default: /tmp/kb-fuzz-SEED)"
+    )
     args = parser.parse_args(argv)
+    if args.workers < 0 or args.cases < 0 or args.evidence < 0 or args.timeout <= 0:
+        parser.error("--workers, --cases and --evidence must be >= 0, --timeout > 0")
 
     def log(message: str) -> None:
         print(message, flush=True)
 
+    if args.workers:
+        return long_run(args, log)
     started = time.perf_counter()
     results = {}
     if args.cases:
