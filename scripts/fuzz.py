@@ -604,11 +604,12 @@ def long_run(args: argparse.Namespace, log: Callable[[str], None]) -> int:
             if self.proc.is_alive():
                 self.proc.kill()
             self.proc.join()
-            self.conn.close()
+            if not self.conn.closed:
+                self.conn.close()
 
     slots = [Slot() for _ in range(max(1, args.workers))]
     next_task, stopped_early = 0, False
-    wall_limit = max(args.timeout * 6, 60.0)  # blocking without CPU: the wall backstop
+    wall_limit = args.wall_timeout  # an input blocked without using CPU
     last_log = started
     try:
         while True:
@@ -646,7 +647,7 @@ def long_run(args: argparse.Namespace, log: Callable[[str], None]) -> int:
                     what, seed = slot.task  # type: ignore[misc]
                     outcome = Outcome("hang", what, seed, f"blocked over {wall_limit:g} s wall")
                     outcome.wall = time.perf_counter() - slot.since
-                    slot.proc.kill()
+                    slot.end()  # killed and reaped: replaced below
                 if outcome is None:
                     continue
                 tally.add(outcome, limit_bytes)
@@ -654,7 +655,7 @@ def long_run(args: argparse.Namespace, log: Callable[[str], None]) -> int:
                 if outcome.kind != "ok":
                     saved = save_input(outcome, out)
                     log(f"  {outcome.kind}: {outcome.what} seed {outcome.seed} -> {saved}")
-                if not slot.proc.is_alive() or outcome.rss > limit_bytes:
+                if slot.conn.closed or not slot.proc.is_alive() or outcome.rss > limit_bytes:
                     slot.end()
                     slots[slots.index(slot)] = Slot()
             if time.perf_counter() - last_log > 60:
@@ -723,6 +724,12 @@ def main(argv: list[str] | None = None) -> int:
         type=float,
         default=4.0,
         help="long-run mode: address-space cap of a worker (0: none), a guard for the machine",
+    )
+    parser.add_argument(
+        "--wall-timeout",
+        type=float,
+        default=60.0,
+        help="long-run mode: wall seconds after which a worker is killed as blocked (a hang)",
     )
     parser.add_argument(
         "--recycle",
