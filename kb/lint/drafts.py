@@ -10,13 +10,20 @@ so the loader of `kb diagnose` runs them on every case, not just `kb check`.
 
 from __future__ import annotations
 
+import hashlib
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
+from pydantic import TypeAdapter, ValidationError
+
 from dsl import model as m
-from dsl.compiler import KnowledgeBase
+from dsl.catalogue import registry
+from dsl.compiler import COMPILER_VERSION, CompiledCase, KnowledgeBase, cache_dir
 from dsl.diagnostics import Diagnostic, Severity
 from kb.lint.base import Rule
+
+_PROBLEMS = TypeAdapter(list[Diagnostic])
 
 # Lines any failed job prints, whatever its cause: a pattern that matches one of them says
 # nothing about which failure it is. Kept short and literal so a test can walk it.
@@ -112,11 +119,36 @@ def draft_problems(case: m.Case) -> list[Diagnostic]:
     return out
 
 
+def cached_draft_problems(compiled: CompiledCase) -> list[Diagnostic]:
+    """`draft_problems`, kept beside the compiled case: the check validates every pattern
+    (about a second for 40 cases), and its answer changes only with the case file, the
+    catalogue or the compiler."""
+    key = hashlib.sha256(
+        "\0".join(
+            (COMPILER_VERSION, compiled.source_hash, compiled.source_path, registry.fingerprint())
+        ).encode()
+    ).hexdigest()[:32]
+    path = cache_dir() / f"draft-{key}.json"
+    try:
+        return _PROBLEMS.validate_json(path.read_bytes())
+    except (OSError, ValidationError, ValueError):
+        pass
+    problems = draft_problems(compiled.case)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_bytes(_PROBLEMS.dump_json(problems))
+        os.replace(tmp, path)
+    except OSError:
+        pass  # a read-only cache only costs speed
+    return problems
+
+
 def leave_out_drafts(kb: KnowledgeBase) -> KnowledgeBase:
     """Move draft cases out of `kb` (in place); one error per draft says why, in short."""
     kept = []
     for compiled in kb.cases:
-        problems = draft_problems(compiled.case)
+        problems = cached_draft_problems(compiled)
         if not problems:
             kept.append(compiled)
             continue

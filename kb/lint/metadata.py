@@ -90,14 +90,15 @@ class PlaceholderText(Rule):
                     ("step why", step.why, step),
                     ("step verify", step.verify, step),
                 ]
-        written = attribute_spans(case) or {}
+        written: dict[str, Span] | None = None  # re-parsed only to place a finding
         for what, text, node in texts:
             if text is not None and (
                 is_placeholder(text.en) or (text.zh is not None and is_placeholder(text.zh))
             ):
                 span = text.span if text.span.line else node.span
-                if node is case and what in written:
-                    span = written[what]
+                if node is case:
+                    written = attribute_spans(case) or {} if written is None else written
+                    span = written.get(what, span)
                 yield self.report(
                     span,
                     f"{what} is still a placeholder: {text.en.strip()[:60]!r}",

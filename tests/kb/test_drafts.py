@@ -164,3 +164,32 @@ def test_the_fleet_loader_leaves_drafts_out_too(tmp_path: Path, traceback_eviden
     kb = load_kb([str(pack)], use_cache=False)
     assert kb.get("keyerror-draft") is None
     assert any("keyerror-draft` is an unfinished draft" in d.message for d in kb.diagnostics)
+
+
+def test_a_draft_is_still_left_out_when_its_verdict_comes_from_the_cache(
+    tmp_path: Path,
+    traceback_evidence: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The draft check is cached beside the compiled case; the cached answer is the same,
+    and finishing the draft (a new file) is seen at once."""
+    from kb.lint import drafts
+
+    monkeypatch.setenv("KB_CACHE_DIR", str(tmp_path / "cache"))
+    pack = _draft(tmp_path, traceback_evidence)
+    args = ["diagnose", "--cases", str(pack), "--evidence", str(traceback_evidence)]
+    main(args)
+    first = capsys.readouterr().err
+    assert "keyerror-draft` is an unfinished draft" in first
+
+    def unreachable(case: object) -> list[object]:
+        raise AssertionError("the cached answer was not used")
+
+    monkeypatch.setattr(drafts, "draft_problems", unreachable)
+    main(args)
+    assert "keyerror-draft` is an unfinished draft" in capsys.readouterr().err
+    case_file = pack / "keyerror-draft" / "case.kb"
+    case_file.write_text(case_file.read_text(encoding="utf-8") + "\n", encoding="utf-8")
+    with pytest.raises(AssertionError, match="cached answer was not used"):
+        main(args)  # a changed file is checked again
