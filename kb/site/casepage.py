@@ -16,6 +16,7 @@ from typing import Any
 from urllib.parse import quote, urlencode
 
 from dsl import model as m
+from kb.match.condition import positive_refs
 from kb.site import describe, escape, excerpts, messages, plain, references, seen
 from kb.site.escape import Md
 from kb.site.near_misses import MAX_FIXTURE_FILES, near_miss_texts
@@ -212,9 +213,20 @@ def remedy(r: m.Remedy, lang: str) -> Md:
 # ----------------------------------------------------------------------------- look-alikes
 
 
-def _rule_out_queries(case: m.Case) -> list[m.Query]:
-    roles = describe.roles(case)
-    return [q for q in case.queries if roles.get(q.name) is m.Role.RULING_OUT]
+def rule_out_queries(case: m.Case) -> list[m.Query]:
+    """The queries whose presence rules the case out: named in a `rule_out` clause, not
+    under a `not` there (`rule_out x and not y`: y speaks for the case), and not needed
+    by any clause that speaks for it."""
+    speaks_for: set[str] = set()
+    against: dict[str, None] = {}
+    for clause in case.condition.clauses:
+        for name, negated in positive_refs(clause.expr):
+            if clause.role is m.Role.RULING_OUT and not negated:
+                against[name] = None
+            elif clause.role is not m.Role.RULING_OUT and not negated:
+                speaks_for.add(name)
+    by_name = {q.name: q for q in case.queries}
+    return [by_name[n] for n in against if n not in speaks_for and n in by_name]
 
 
 def look_alikes(case: m.Case, by_id: dict[str, m.Case]) -> list[Md]:
@@ -222,7 +234,7 @@ def look_alikes(case: m.Case, by_id: dict[str, m.Case]) -> list[Md]:
     items: list[Md] = []
     linked: set[str] = set()
     negatives = [(cid, text) for cid, text in near_miss_texts(case) if cid in by_id]
-    for q in _rule_out_queries(case):
+    for q in rule_out_queries(case):
         if isinstance(q, m.LogQuery) and "notes" in q.sources:
             continue  # about the reporter's words; a reader's own logs cannot show it
         words = plain.author_or_sentence(q)
