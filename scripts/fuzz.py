@@ -20,6 +20,20 @@ because on a shared machine it measures the load as much as the input (an input 
 without using CPU never returns, and the run does not finish). The script prints how many
 inputs it tried and every failure with the seed that reproduces it.
 The test suite runs a short, fixed-seed run of the same generators (tests/test_fuzz.py).
+
+The long run (issue 29) puts each input in a worker process instead:
+
+    nice -n 10 python scripts/fuzz.py --cases 50000 --evidence 20000 --seed 1 \
+        --workers 1 --max-seconds 1740 --out /tmp/kb-fuzz-long
+
+Each input is bounded by RLIMIT_CPU (--timeout, 10 s: the kernel ends the worker) and by
+--wall-timeout (an input that blocks); either is a hang, counted only if it recurs when run
+again in a fresh worker, because in a VM a process's CPU time also grows while the host
+deschedules it. The worker's peak RSS is read after each input (a worker that passes
+--memory-gb counts that input and is replaced). An exception is a traceback; a located error
+is the documented result and is fine. Every failing input is rebuilt from its seed under
+--out; `--inputs case:SEED evidence:SEED` runs just those again. --max-seconds stops starting
+new inputs; the one summary line says how many ran, and the exit status is 1 on any failure.
 """
 
 from __future__ import annotations
