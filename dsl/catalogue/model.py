@@ -21,6 +21,7 @@ EMITTERS = (
     "lightning",
     "transformers",
     "megatron",
+    "horovod",
     "nvidia-driver",
     "cuda",
     "rdma-core",

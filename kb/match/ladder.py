@@ -108,6 +108,9 @@ def facts_for(
             fact = LadderFact(query=name, strength=WORDS)
         else:
             fact = LadderFact(query=name, strength=OWN)
+            # the case's own pattern over the user's words: it tells the case apart, but it
+            # is what the user said, not what a program printed
+            fact.said = isinstance(q, m.LogQuery) and list(q.sources) == ["notes"]
         fact.roles = roles
         out.append(fact)
     return out
@@ -223,19 +226,22 @@ def judge(verdicts: list[Verdict]) -> None:
                 if not _absent(by_id.get(c)) and _signs(by_id.get(c))
             }
         )
-        if not positive:
+        printed = [f for f in positive if not f.said]
+        if not printed:
             _cap(
                 v,
                 m.Level.LIKELY,
-                f"likely, not confirmed: {_names(eliminated)} other causes print too (none "
-                "fits here); nothing shows this case itself",
+                f"likely, not confirmed: {_names(positive or eliminated)} "
+                + ("is the user's words" if positive else "other causes print too (none fits")
+                + ("" if positive else " here)")
+                + "; nothing a program printed shows this case itself",
                 [],
             )
-        elif not any(_independent(d, o, lines) for d in positive for o in machine if o is not d):
+        elif not any(_independent(d, o, lines) for d in printed for o in machine if o is not d):
             _cap(
                 v,
                 m.Level.LIKELY,
-                f"likely, not confirmed: only {_names(positive)} shows it; nothing "
+                f"likely, not confirmed: only {_names(printed)} shows it; nothing "
                 "independent beside it",
                 [],
             )

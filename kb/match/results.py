@@ -53,6 +53,7 @@ class LadderFact(BaseModel):
     messages: list[str] = Field(default_factory=list)  # catalogue ids its lines are
     siblings: list[str] = Field(default_factory=list)  # other named causes of them
     roles: list[str] = Field(default_factory=list)  # the clauses it appears in
+    said: bool = False  # read from the user's words only (a case's own pattern over notes)
 
 
 class Verdict(BaseModel):

@@ -27,6 +27,10 @@ SYMPTOMS = re.compile(
 _MAX_NOTES = 500
 
 
+# extensions only a program's redirected output gets
+_PROGRAM_OUTPUT = frozenset({"log", "out", "err", "stderr", "stdout"})
+
+
 class NotesSource(WholeFileSource):
     name = "notes"
     description = "the user's own description of the problem"
@@ -37,6 +41,8 @@ class NotesSource(WholeFileSource):
             return 0.0  # `error.txt` holding `RuntimeError: …` is a log, whatever its name
         stem = name.rsplit(".", 1)
         ext = stem[1].lower() if len(stem) == 2 else ""
+        if ext in _PROGRAM_OUTPUT:
+            return 0.0  # `train.log` was written by a program (a redirect, a tee), never typed
         if ext in ("md", "rst"):
             # markup is written by people: a log pasted into it sits in a fenced block, read as
             # log lines in place, so a one-line note that names `torchrun` stays a note

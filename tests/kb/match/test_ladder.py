@@ -59,7 +59,7 @@ WORDS = LadderFact(query="said_hang", strength="words", roles=["require"])
 
 def test_a_shared_message_and_words_alone_reach_possible_while_a_rival_fits() -> None:
     v = _verdict("case", "confirmed", [SHARED, WORDS], {"watchdog": [1]})
-    rival = _verdict("rival", "likely", [], {})
+    rival = _verdict("rival", "likely", [LadderFact(query="its_own", strength="own")], {})
     judge([v, rival])
     assert v.level == "possible" and not v.matched
     assert v.stopped.startswith("possible, not likely") and v.rivals == ["rival"]
@@ -69,7 +69,7 @@ def test_a_shared_message_whose_other_causes_are_absent_reaches_likely_not_confi
     v = _verdict("case", "confirmed", [SHARED, WORDS], {"watchdog": [1]})
     judge([v, _absent("rival")])
     assert v.level == "likely"
-    assert "nothing shows this case itself" in v.stopped
+    assert "nothing a program printed shows this case itself" in v.stopped
 
 
 def test_one_fact_without_an_independent_one_is_likely() -> None:
@@ -111,9 +111,27 @@ def test_the_ladder_is_monotone_on_every_combination() -> None:
     for clause_level in ("likely", "confirmed"):
         for mask in range(1, 8):
             facts = [f for i, f in enumerate(pool) if mask >> i & 1]
-            for rival in (_absent("rival"), _verdict("rival", "likely", [], {})):
+            fitting = _verdict("rival", "likely", [LadderFact(query="x", strength="own")], {})
+            for rival in (_absent("rival"), fitting):
                 v = _verdict("case", clause_level, facts, {"script": [3], "watchdog": [1]})
                 judge([v, rival])
                 assert order.index(v.level) <= order.index(clause_level)
                 if v.level == "confirmed":
                     assert any(f.strength in ("own", "decisive") for f in facts)
+
+
+def test_the_users_words_in_a_cases_own_pattern_never_confirm() -> None:
+    """A case's own pattern over notes tells it apart (likely), but confirmed needs something
+    a program printed."""
+    said = LadderFact(query="notes_hang", strength="own", said=True, roles=["likely"])
+    v = _verdict("case", "confirmed", [SHARED, said], {"watchdog": [1], "notes_hang": [1]})
+    v.queries[1].lines[0].file = "notes.md"
+    judge([v, _absent("rival")])
+    assert v.level == "likely" and "user's words" in v.stopped
+
+
+def test_a_rival_that_fits_only_through_the_same_message_is_no_rival() -> None:
+    v = _verdict("case", "confirmed", [SHARED, WORDS], {"watchdog": [1]})
+    same = LadderFact(query="w", strength="shared", messages=list(SHARED.messages))
+    judge([v, _verdict("rival", "likely", [same], {})])
+    assert v.level == "likely"
