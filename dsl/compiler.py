@@ -132,15 +132,20 @@ def _read_cached(digest: str) -> CompiledCase | None:
         return None
 
 
-def _write_cached(digest: str, compiled: CompiledCase) -> None:
-    target = _cache_file(digest)
+def write_cache_file(target: Path, data: bytes) -> None:
+    """Write one cache entry whole (a temporary file renamed over it), or not at all: a
+    read-only cache only costs speed."""
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         tmp = target.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(compiled.model_dump_json(), encoding="utf-8")
+        tmp.write_bytes(data)
         os.replace(tmp, target)
     except OSError:
-        pass  # a read-only cache only costs speed
+        pass
+
+
+def _write_cached(digest: str, compiled: CompiledCase) -> None:
+    write_cache_file(_cache_file(digest), compiled.model_dump_json().encode("utf-8"))
 
 
 def load_knowledge_base(

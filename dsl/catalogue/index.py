@@ -8,13 +8,12 @@ kept in the compile cache, keyed on the catalogue's fingerprint.
 
 from __future__ import annotations
 
-import os
 import re
 
 from pydantic import BaseModel, Field, ValidationError
 
 from dsl.catalogue import registry
-from dsl.compiler import cache_dir
+from dsl.compiler import cache_dir, write_cache_file
 
 MIN_LITERAL = 4  # a shorter run is no use as a pre-filter
 
@@ -87,11 +86,5 @@ def message_index() -> MessageIndex:
     except (OSError, ValidationError, ValueError):
         pass
     index = build()
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(index.model_dump_json(), encoding="utf-8")
-        os.replace(tmp, path)
-    except OSError:
-        pass  # a read-only cache only costs speed
+    write_cache_file(path, index.model_dump_json().encode("utf-8"))
     return index

@@ -11,7 +11,6 @@ so the loader of `kb diagnose` runs them on every case, not just `kb check`.
 from __future__ import annotations
 
 import hashlib
-import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -19,7 +18,13 @@ from pydantic import TypeAdapter, ValidationError
 
 from dsl import model as m
 from dsl.catalogue import registry
-from dsl.compiler import COMPILER_VERSION, CompiledCase, KnowledgeBase, cache_dir
+from dsl.compiler import (
+    COMPILER_VERSION,
+    CompiledCase,
+    KnowledgeBase,
+    cache_dir,
+    write_cache_file,
+)
 from dsl.diagnostics import Diagnostic, Severity
 from kb.lint.base import Rule
 
@@ -134,13 +139,7 @@ def cached_draft_problems(compiled: CompiledCase) -> list[Diagnostic]:
     except (OSError, ValidationError, ValueError):
         pass
     problems = draft_problems(compiled.case)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_bytes(_PROBLEMS.dump_json(problems))
-        os.replace(tmp, path)
-    except OSError:
-        pass  # a read-only cache only costs speed
+    write_cache_file(path, _PROBLEMS.dump_json(problems))
     return problems
 
 

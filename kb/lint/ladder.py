@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
@@ -71,8 +72,26 @@ def can_tell_apart(q: m.Query, case: m.Case, kin: set[str]) -> bool:
     return False
 
 
-def _required(case: m.Case) -> list[m.Clause]:
-    return [c for c in case.condition.clauses if c.role is m.Role.REQUIRED]
+@dataclass(frozen=True)
+class Proof:
+    """A case's `require` clauses, the queries they need, and its family."""
+
+    clauses: list[m.Clause]
+    queries: list[m.Query]
+    kin: set[str]
+
+    def tells_apart(self, case: m.Case) -> bool:
+        return any(can_tell_apart(q, case, self.kin) for q in self.queries)
+
+
+def unaccepted_proof(case: m.Case, cases: list[m.Case]) -> Proof | None:
+    """The case's proof, or None when it has none or its author accepted the ladder's cap."""
+    clauses = [c for c in case.condition.clauses if c.role is m.Role.REQUIRED]
+    if not clauses or accepted_cap(case, clauses[0]):
+        return None
+    names = {n for c in clauses for n, negated in positive_refs(c.expr) if not negated}
+    queries = [q for q in (case.query(n) for n in sorted(names)) if q is not None]
+    return Proof(clauses, queries, family(case, cases))
 
 
 class NeverConfirmed(Rule):
@@ -83,19 +102,10 @@ class NeverConfirmed(Rule):
     )
 
     def check(self, case: m.Case, cases: list[m.Case]) -> Iterator[Diagnostic]:
-        clauses = _required(case)
-        if not clauses:
-            return
-        if accepted_cap(case, clauses[0]):
-            return
-        kin = family(case, cases)
-        names = {n for c in clauses for n, negated in positive_refs(c.expr) if not negated}
-        queries = [q for q in (case.query(n) for n in sorted(names)) if q is not None]
-        if accepted_cap(case, clauses[0]):
-            return
-        if queries and not any(can_tell_apart(q, case, kin) for q in queries):
+        proof = unaccepted_proof(case, cases)
+        if proof is not None and proof.queries and not proof.tells_apart(case):
             yield self.report(
-                clauses[0].span,
+                proof.clauses[0].span,
                 f"`{case.id}` can never be confirmed: its require clauses read only messages "
                 "other named causes print, context messages or the user's words",
                 help="require a fact of the case itself as well: a decisive message, or "
@@ -112,15 +122,10 @@ class ProofWithoutOwnFact(Rule):
     )
 
     def check(self, case: m.Case, cases: list[m.Case]) -> Iterator[Diagnostic]:
-        clauses = _required(case)
-        if not clauses:
-            return
-        if accepted_cap(case, clauses[0]):
-            return
-        kin = family(case, cases)
-        names = {n for c in clauses for n, negated in positive_refs(c.expr) if not negated}
-        if not any(can_tell_apart(q, case, kin) for q in map(case.query, names) if q is not None):
-            return  # lint/ladder-never-confirmed says it
+        proof = unaccepted_proof(case, cases)
+        if proof is None or not proof.tells_apart(case):
+            return  # no proof, an accepted cap, or lint/ladder-never-confirmed says it
+        clauses, kin = proof.clauses, proof.kin
         # the weakest evidence that could be handed over: every query that cannot tell the
         # case apart holds, every one that can does not
         truths = {
