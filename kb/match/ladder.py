@@ -131,11 +131,16 @@ def _independent(
 
 
 def _absent(v: Verdict | None) -> bool:
-    """A case known not to be the cause: one of its `require` clauses is false (its proof
-    was read and is not there), and it reached no level."""
+    """A case known not to be the cause: it reached no level, and either one of its
+    `require` clauses is false (its proof was read and is not there) or one of its
+    `rule_out` clauses holds (evidence against it was read)."""
     if v is None or v.clause_level != m.Level.NONE.value:
         return False
-    return any(c.role == m.Role.REQUIRED.value and c.truth is Truth.FALSE for c in v.clauses)
+    return any(
+        (c.role == m.Role.REQUIRED.value and c.truth is Truth.FALSE)
+        or (c.role == m.Role.RULING_OUT.value and c.truth is Truth.TRUE)
+        for c in v.clauses
+    )
 
 
 def _rivals(rivals: list[str], by_id: dict[str, Verdict]) -> str:

@@ -135,3 +135,11 @@ def test_a_rival_that_fits_only_through_the_same_message_is_no_rival() -> None:
     same = LadderFact(query="w", strength="shared", messages=list(SHARED.messages))
     judge([v, _verdict("rival", "likely", [same], {})])
     assert v.level == "likely"
+
+
+def test_a_rival_its_own_rule_out_rules_out_is_absent() -> None:
+    v = _verdict("case", "confirmed", [OWN, SHARED], {"script": [3], "watchdog": [1]})
+    rival = _unknown("rival", [LadderFact(query="its_own", strength="own")])
+    rival.clauses.append(ClauseResult(role="rule_out", text="x", truth=Truth.TRUE, weight=1))
+    judge([v, rival])
+    assert v.level == "confirmed"
