@@ -58,6 +58,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+import kb as _runtime  # noqa: E402, F401  (regex and source checks, as in `kb check`)
 from dsl.api import DEFAULT_CASES, load_cases  # noqa: E402
 from dsl.compiler import KnowledgeBase, compile_case, load_knowledge_base  # noqa: E402
 from dsl.formatter import format_text  # noqa: E402
