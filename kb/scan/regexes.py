@@ -42,6 +42,9 @@ def validate_regex(regex: str, ignore_case: bool = False, scanned: bool = True) 
     repetition = syntax.repetition_problem(regex)
     if repetition:
         return f"{repetition}: it would compile slowly; use `+` or `*`, or a shorter count"
+    literal = syntax.literal_problem(regex)
+    if literal:
+        return f"{literal}: it would compile slowly; match a distinctive part of it"
     expr = syntax.crlf_dollar(regex).encode()
     error = _re2.compile_error(expr, _re2.FLAG_MULTILINE | (_re2.FLAG_CASELESS * ignore_case))
     if error is None and scanned and _hyperscan is not None:

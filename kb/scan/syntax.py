@@ -137,6 +137,27 @@ def repetition_problem(regex: str) -> str | None:
     return None
 
 
+# hyperscan's compile grows steeply with a long literal inside an alternation (a 5,000-digit
+# literal took 90 s, found by scripts/fuzz.py); the bundled cases' longest literal is 70
+MAX_LITERAL = 1000
+_META = frozenset("()|*+?{}[]^$.")
+
+
+def literal_problem(regex: str) -> str | None:
+    """Why a run of plain characters in `regex` is too long to compile quickly, or None."""
+    run = longest = 0
+    for tok, in_class in _tokens(regex):
+        literal = not in_class and (
+            (len(tok) == 1 and tok not in _META)
+            or (len(tok) == 2 and tok[0] == "\\" and not tok[1].isalnum())
+        )
+        run = run + 1 if literal else 0
+        longest = max(longest, run)
+    if longest > MAX_LITERAL:
+        return f"a run of {longest} plain characters is longer than {MAX_LITERAL}"
+    return None
+
+
 def buffer_anchor(regex: str) -> str | None:
     """The first `\\A`, `\\z`, `\\Z` or `\\G` outside a class: they would anchor at chunk edges."""
     for tok, in_class in _tokens(regex):

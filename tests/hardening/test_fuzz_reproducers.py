@@ -1,0 +1,32 @@
+"""Inputs the long fuzz run found failing stay fixed (tests/hardening/fuzz_reproducers/)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from dsl.api import load_cases
+from kb.scan import syntax
+
+HERE = Path(__file__).resolve().parent / "fuzz_reproducers"
+
+
+def test_a_huge_literal_is_refused_before_any_engine_compiles_it(tmp_path: Path) -> None:
+    """A 5,000-digit literal in an alternation took hyperscan 90 s to compile in `kb check`:
+    the pattern is now refused by its length, with a located error, before compiling."""
+    folder = tmp_path / "fuzz"
+    folder.mkdir()
+    shutil.copy(HERE / "case-3609101113-hang.kb", folder / "case.kb")
+    result = load_cases([tmp_path], with_env=False)
+    found = [d for d in result.diagnostics if "plain characters" in d.message]
+    assert found and found[0].line > 0, [d.message for d in result.diagnostics]
+
+
+def test_the_literal_bound_leaves_every_bundled_pattern_alone() -> None:
+    cases = load_cases(with_env=False).cases
+    assert cases
+    for case in cases:
+        for q in case.queries:
+            pattern = getattr(q, "pattern", None)
+            if pattern is not None:
+                assert syntax.literal_problem(pattern.pattern) is None, (case.id, q.name)
