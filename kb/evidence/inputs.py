@@ -203,30 +203,50 @@ def _special_reason(path: str, follow: bool = False) -> str | None:
 INCIDENT_FILE = "incident.yaml"
 
 
+# folders nested deeper are skipped, said once: no real log folder is this deep, and the
+# walk must not grow with a stranger's nesting
+MAX_FOLDER_DEPTH = 64
+
+
+def _entries(path: str, rel: str, skipped: list[SkippedFile]) -> list[os.DirEntry[str]]:
+    try:
+        return sorted(os.scandir(path), key=lambda e: e.name)
+    except OSError as exc:
+        skipped.append(SkippedFile(path=rel or ".", reason=f"unreadable folder: {exc.strerror}"))
+        return []
+
+
 def _walk_dir(
     root: str, path: str, rel: str, ancestors: set[tuple[int, int]], skipped: list[SkippedFile]
 ) -> Iterator[InputFile]:
-    try:
-        entries = sorted(os.scandir(path), key=lambda e: e.name)
-    except OSError as exc:
-        skipped.append(SkippedFile(path=rel or ".", reason=f"unreadable folder: {exc.strerror}"))
-        return
-    for entry in entries:
-        rel_e = f"{rel}/{shown_name(entry.name)}" if rel else shown_name(entry.name)
+    """Files depth-first in name order, walked with a stack of its own (not the call stack:
+    a folder nested thousands deep overflowed it) and at most MAX_FOLDER_DEPTH deep."""
+    stack = [(iter(_entries(path, rel, skipped)), rel, ancestors)]
+    while stack:
+        entries, here, seen = stack[-1]
+        entry = next(entries, None)
+        if entry is None:
+            stack.pop()
+            continue
+        rel_e = f"{here}/{shown_name(entry.name)}" if here else shown_name(entry.name)
         try:
             if entry.is_symlink():
-                why = _symlink_reason(root, entry.path, ancestors)
+                why = _symlink_reason(root, entry.path, seen)
                 skipped.append(SkippedFile(path=rel_e, reason=why))
                 continue
             if entry.is_dir(follow_symlinks=False):
+                if len(stack) >= MAX_FOLDER_DEPTH:
+                    deep = f"folder nested deeper than {MAX_FOLDER_DEPTH} levels (not read)"
+                    skipped.append(SkippedFile(path=rel_e, reason=deep))
+                    continue
                 key = (entry.stat(follow_symlinks=False).st_dev, entry.inode())
-                yield from _walk_dir(root, entry.path, rel_e, ancestors | {key}, skipped)
+                stack.append((iter(_entries(entry.path, rel_e, skipped)), rel_e, seen | {key}))
                 continue
         except OSError as exc:
             skipped.append(SkippedFile(path=rel_e, reason=f"unreadable: {exc.strerror}"))
             continue
         reason = _special_reason(entry.path)
-        if not rel and entry.name == INCIDENT_FILE:
+        if not here and entry.name == INCIDENT_FILE:
             reason = "incident metadata of a real-incident fixture, not evidence"
         if reason:
             skipped.append(SkippedFile(path=rel_e, reason=reason))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -30,3 +31,27 @@ def test_the_literal_bound_leaves_every_bundled_pattern_alone() -> None:
             pattern = getattr(q, "pattern", None)
             if pattern is not None:
                 assert syntax.literal_problem(pattern.pattern) is None, (case.id, q.name)
+
+
+def test_a_folder_nested_thousands_deep_is_skipped_and_said(tmp_path: Path) -> None:
+    """The walk was recursive: 1,500 nested folders raised RecursionError out of kb evidence."""
+    from kb.evidence.inputs import MAX_FOLDER_DEPTH
+    from kb.evidence.reader import read_evidence
+
+    deep = tmp_path / "ev"
+    (deep / "rank0.log").parent.mkdir(parents=True)
+    (deep / "rank0.log").write_text("[rank0]: RuntimeError: boom\n", encoding="utf-8")
+    fd = os.open(deep, os.O_RDONLY)
+    try:  # one level at a time, relative to the last: the whole path passes PATH_MAX
+        for _ in range(1500):
+            os.mkdir("d", dir_fd=fd)
+            inner = os.open("d", os.O_RDONLY, dir_fd=fd)
+            os.close(fd)
+            fd = inner
+    finally:
+        os.close(fd)
+    facts = read_evidence(deep).facts
+    assert [f.path for f in facts.files] == ["rank0.log"]
+    (skip,) = facts.skipped
+    assert f"deeper than {MAX_FOLDER_DEPTH} levels" in skip.reason
+    assert skip.path.count("/") == MAX_FOLDER_DEPTH - 1
