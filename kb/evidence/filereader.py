@@ -148,7 +148,7 @@ def _read(
         result.skipped.append(SkippedFile(path=f.display, reason=problem))
         return
     head_text = head.decode("utf-8", "replace")
-    kind = classify(head_text, f.name)
+    kind = f.kind or classify(head_text, f.name)
     clues = _clues(ctx, head_text)
     first = decide_rank(clues)
     ctx.file_rank = first.rank

@@ -59,6 +59,7 @@ class InputFile:
     opener: Callable[[], ByteStream] | None = field(default=None, repr=False, compare=False)
     budget: InflateBudget | None = field(default=None, repr=False, compare=False)
     archive: bool = False  # stdin carrying a tar or zip (files on disk are known by name)
+    kind: str | None = None  # known before sniffing: an issue body's parts (issue_tasks.py)
 
     @property
     def name(self) -> str:

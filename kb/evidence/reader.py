@@ -17,6 +17,7 @@ from kb.evidence.bounded import InflateBudget
 from kb.evidence.facts import EvidenceLine, Facts, SkippedFile
 from kb.evidence.filereader import FileResult, LogPattern, check_patterns, read_file
 from kb.evidence.inputs import STDIN, InputFile, is_archive, walk
+from kb.evidence.issue_tasks import issue_tasks
 from kb.evidence.layout import file_hints
 from kb.evidence.limits import Limits
 from kb.evidence.merge import (
@@ -97,6 +98,8 @@ def _read_evidence(
             raise FileNotFoundError(f"no such file or folder: {path}")
         root = str(p)
         tasks = list(walk(p, skipped))
+    if root == "<stdin>" or not os.path.isdir(root):  # an issue body: its parts, as files
+        tasks = issue_tasks(tasks, limits, skipped)
     hints = file_hints(tasks, limits)
     total = sum(t.size for t in tasks)
     if workers is None:
