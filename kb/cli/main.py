@@ -30,6 +30,7 @@ COMMANDS: dict[str, str] = {
     "collect": "kb.cli.collect",
     "run": "kb.cli.run",
     "preflight": "kb.cli.preflight",
+    "triage": "kb.cli.triage",
 }
 VERSION_FLAGS = ("-V", "--version")
 EXIT_STATUS = (

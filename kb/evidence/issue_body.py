@@ -108,7 +108,7 @@ def split_body(text: str) -> SplitBody:
 
     >>> s = split_body("It hangs.\\n\\n### rank0.log\\n```\\nNCCL WARN boom\\n```\\n")
     >>> sorted(s.prose), [(b.first, b.last, b.label) for b in s.blocks]
-    ([1, 3], [(5, 5, 'rank0.log')])
+    ([1], [(5, 5, 'rank0.log')])
     """
     lines = text.splitlines()
     out = SplitBody(line_count=len(lines))
@@ -278,6 +278,8 @@ class _Splitter:
         above = _TAG.sub("", above).strip().strip("#*_`:> ").strip()
         if not above or len(above) > MAX_LABEL:
             return ""
+        if _FILE_NAME.fullmatch(above):  # a caption naming the file says nothing of the problem
+            self.out.prose.pop(self._no(k), None)
         return label_of(above)
 
 
