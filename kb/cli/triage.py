@@ -85,7 +85,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         metavar="NAME",
         help="variable holding the token for --post (default GITHUB_TOKEN)",
     )
-    p.add_argument("--format", "-f", choices=("text", "json"), default="text")
+    p.add_argument(
+        "--format",
+        "-f",
+        choices=("text", "json"),
+        default="text",
+        help="text for a person (default) or json: the decision, with the comment",
+    )
     add_cases_option(p)
     p.set_defaults(func=run)
 

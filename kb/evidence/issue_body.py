@@ -87,10 +87,14 @@ class SplitBody:
     blocks: list[Block] = field(default_factory=list)
     references: list[Reference] = field(default_factory=list)
     line_count: int = 0
+    fences: dict[int, str] = field(default_factory=dict)  # body line -> a fence line, unquoted
 
     def prose_text(self) -> str:
-        """The body with every line that is not prose blanked: numbering kept."""
-        return "\n".join(self.prose.get(no, "") for no in range(1, self.line_count + 1)) + "\n"
+        """The body with every line that is not prose blanked (numbering kept), but for the
+        fence lines: the notes reader then knows the blank lines between as pasted output,
+        which `kb export` ships as such (the block itself is read as a file of its own)."""
+        shown = {**self.fences, **self.prose}
+        return "\n".join(shown.get(no, "") for no in range(1, self.line_count + 1)) + "\n"
 
 
 def looks_like_markdown(text: str) -> bool:
@@ -188,6 +192,10 @@ class _Splitter:
         while j < len(self.lines) and not close.match(self.lines[j]):
             j += 1
         body = [_dedent(ln, indent) for ln in self.lines[i + 1 : j]]  # unclosed: to the end
+        if self.depth == 0:
+            self.out.fences[self._no(i)] = self.lines[i]
+            if j < len(self.lines):
+                self.out.fences[self._no(j)] = self.lines[j]
         if any(ln.strip() for ln in body):
             self._block(i + 1, body, "fence", language)
         return j + 1
@@ -215,7 +223,7 @@ class _Splitter:
         while held and not held[-1].strip():
             held.pop()
         start, self.run_start, self.held = self.run_start, None, []
-        if mostly_prose("\n".join(held)):  # a sentence inside <details> is still words
+        if mostly_prose("\n".join(held[:40])):  # a sentence inside <details> is still words
             for k, ln in enumerate(held):
                 self._prose(start + k, ln)
         else:
@@ -230,7 +238,7 @@ class _Splitter:
         _Splitter(inner, self._no(i), sub, self.depth + 1).run()
         self.out.blocks.extend(sub.blocks)
         said = sorted(sub.prose)
-        if said and not mostly_prose("\n".join(sub.prose[no] for no in said)):
+        if said and not mostly_prose("\n".join(sub.prose[no] for no in said[:40])):
             for run in _runs(said):  # quoted output (`> NCCL WARN …`): a block per run
                 first = run[0]
                 body = [sub.prose.get(no, "") for no in range(first, run[-1] + 1)]

@@ -24,6 +24,7 @@ from kb.evidence.limits import Limits
 from kb.evidence.registry import classify
 from kb.evidence.sources.notes import looks_like_python
 
+MAX_PARTS = 64  # blocks read as files of their own; the rest are read together as one log
 MAX_BODY = 4 << 20  # a larger file is no issue body (GitHub's limit is 65,536 characters)
 _MARKDOWN_NAMES = (".md", ".markdown")
 _PYTHON = ("py", "python", "python3")
@@ -95,11 +96,20 @@ def _body_parts(
     if split.prose:
         yield _part(prose_name, "notes", split.prose_text())
     names: set[str] = set()
-    for block in split.blocks:
+    for block in split.blocks[:MAX_PARTS]:
         kind = block_kind(block, limits)
         name = _unique(block.label or f"lines-{block.first}-{block.last}.txt", block, names)
         padded = "\n" * (block.first - 1) + block.text + "\n"
         yield _part(f"{display}!/{prefix}{name}", kind, padded)
+    rest = split.blocks[MAX_PARTS:]
+    if rest:  # one log for the rest: each block's padding would grow with their number
+        lines = [""] * rest[-1].last
+        for block in rest:
+            lines[block.first - 1 : block.last] = block.lines
+        first, last = rest[0].first, rest[-1].last
+        yield _part(
+            f"{display}!/{prefix}lines-{first}-{last}.txt", "text-log", "\n".join(lines) + "\n"
+        )
     _note_references(prose_name, split, skipped)
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 
+from dsl import model as m
 from kb.evidence.facts import EvidenceLine
 from kb.evidence.github_issue import TRIAGE_MARKER
 from kb.match.diagnose import site_page
@@ -106,12 +107,31 @@ def code_block(commands: list[str], indent: str) -> list[str]:
     return [f"{indent}```", *(f"{indent}{ln}" for ln in lines), f"{indent}```"] if lines else []
 
 
-def render_comment(candidate: Candidate, language: str, site_url: str = "") -> str:
-    w = WORDS[language if language in WORDS else "en"]
+class Chinese:
+    """A case's own Chinese twins (`title.zh`), looked up by their English text; English
+    where a case has none."""
+
+    def __init__(self, case: m.Case | None) -> None:
+        self.title = case.title.zh if case is not None and case.title.zh else None
+        self.names: dict[str, str] = {}
+        for remedy in case.remedies if case is not None else []:
+            titles = [remedy.title, *(step.title for step in remedy.steps)]
+            self.names.update({t.en: t.zh for t in titles if t.zh})
+
+    def __call__(self, english: str) -> str:
+        return self.names.get(english, english)
+
+
+def render_comment(
+    candidate: Candidate, language: str, site_url: str = "", case: m.Case | None = None
+) -> str:
+    """The comment; `case` (the compiled case) gives the Chinese titles in a Chinese one."""
     lang = language if language in WORDS else "en"
+    w = WORDS[lang]
+    zh = Chinese(case if lang == "zh" else None)
     v = candidate.verdict
     out = [TRIAGE_MARKER, w["head"].format(case=v.id, level=w.get(v.level, v.level)), ""]
-    out += [f"> {v.title}", ""]
+    out += [f"> {zh.title or v.title}", ""]
     if candidate.shown:
         out += [w["lines"], ""]
         for item in candidate.shown[:MAX_LINES]:
@@ -122,9 +142,9 @@ def render_comment(candidate: Candidate, language: str, site_url: str = "") -> s
         out.append("")
     fix = first_fix(candidate)
     if fix is not None:
-        out += [w["fix"].format(title=fix.title), ""]
+        out += [w["fix"].format(title=zh(fix.title)), ""]
         for n, step in enumerate(fix.steps[:MAX_STEPS], 1):
-            out.append(f"{n}. {step.title}")
+            out.append(f"{n}. {zh(step.title)}")
             out += code_block(step.commands, "   ")
         out.append("")
     out += [w["more" if v.level == "confirmed" else "confirm"], ""]

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from dsl import model as m
 from dsl.compiler import KnowledgeBase
 from kb.evidence.github_issue import parse_issue
 from kb.evidence.issue_body import split_body
@@ -67,7 +68,7 @@ def triage_issue(issue: dict[str, Any], kb: KnowledgeBase, options: TriageOption
             f"{best.verdict.id} is {best.verdict.level}",
             case=best.verdict.id,
             level=best.verdict.level,
-            comment=render_comment(best, language, options.site_url),
+            comment=render_comment(best, language, options.site_url, _case(kb, best.verdict.id)),
             labels=list(options.labels),
         )
     level = best.verdict.level if best else "none"
@@ -100,3 +101,8 @@ def _one_ask(best: Candidate | None, report: Report) -> str:
         if ask.commands:
             return f"{ask.what}:\n" + "\n".join(f"    {ln}" for ln in ask.commands[0].splitlines())
     return "run `kb collect` on a node of the failing job and attach the archive it writes"
+
+
+def _case(kb: KnowledgeBase, case_id: str) -> m.Case | None:
+    compiled = kb.get(case_id)
+    return compiled.case if compiled is not None else None

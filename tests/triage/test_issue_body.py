@@ -183,3 +183,36 @@ def test_comment_list_and_json_that_is_no_issue(tmp_path: Path) -> None:
 def test_a_folder_is_not_split(tmp_path: Path) -> None:
     (tmp_path / "notes.md").write_text(BODY, encoding="utf-8")
     assert list(_files(read_evidence(tmp_path))) == ["notes.md"]
+
+
+def test_many_blocks_are_bounded_parts(tmp_path: Path) -> None:
+    """A body of thousands of pasted blocks: at most MAX_PARTS files of their own, the rest
+    read together as one log, every line still at its body number."""
+    from kb.evidence.issue_tasks import MAX_PARTS
+
+    body = "It hangs.\n" + "".join(f"```\nNCCL WARN block {n}\n```\n" for n in range(3000))
+    path = tmp_path / "issue.md"
+    path.write_text(body, encoding="utf-8")
+    bundle = read_evidence(path)
+    files = bundle.facts.files
+    assert len(files) == MAX_PARTS + 2  # the prose, MAX_PARTS blocks, the rest together
+    last = files[-1]
+    assert last.path == f"issue.md!/lines-{3 + 3 * MAX_PARTS}-{3 * 3000}.txt"
+    assert last.lines == 3 * 3000
+
+
+def test_deep_quotes_and_an_endless_comment_are_bounded() -> None:
+    body = "> " * 500 + "NCCL WARN deep\n<!-- never closed\n" + "x\n" * 1000
+    s = split_body(body)
+    assert s.line_count == 1002 and not [no for no in s.prose if no > 1]
+
+
+def test_export_still_ships_a_fenced_line_as_pasted(tmp_path: Path) -> None:
+    """`kb export jsonl -e issue.md` walks the file itself: its fenced lines stay `pasted`."""
+    from kb.export.shipper import records
+
+    path = tmp_path / "issue.md"
+    path.write_text(BODY, encoding="utf-8")
+    kinds = {(r["line_number"], r["kind"]) for r in records(path, "job")}
+    assert (_line_of(BODY, "Watchdog"), "pasted") in kinds
+    assert (_line_of(BODY, "Training hangs"), "notes") in kinds

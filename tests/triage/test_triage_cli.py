@@ -13,6 +13,7 @@ from make_event import event_for
 
 from kb.cli.main import main
 from kb.evidence.github_issue import TRIAGE_MARKER
+from kb.fixtures import default_roots, knowledge_base_for
 from kb.triage import github
 
 DATA = Path(__file__).parent / "data"
@@ -161,6 +162,9 @@ def test_chinese_issue_gets_a_chinese_comment(
     path.write_text(json.dumps(event, ensure_ascii=False), encoding="utf-8")
     _, result = _run(capsys, "--event", str(path))
     assert "判断本问题为" in result["comment"]
+    case = knowledge_base_for(default_roots()).get("eval-save-collective-deadlock")
+    assert case is not None and case.case.title.zh  # the case's own Chinese title is used
+    assert f"> {case.case.title.zh}" in result["comment"]
     _, english = _run(capsys, "--event", str(path), "--language", "en")
     assert "reads this issue as" in english["comment"]
 
