@@ -17,7 +17,7 @@ from urllib.parse import quote, urlencode
 
 from dsl import model as m
 from kb.match.condition import positive_refs
-from kb.site import describe, escape, excerpts, messages, plain, references, seen
+from kb.site import commands, describe, escape, excerpts, messages, plain, references, seen
 from kb.site.escape import Md
 from kb.site.near_misses import MAX_FIXTURE_FILES, near_miss_texts
 
@@ -185,22 +185,53 @@ def _step(step: m.Step, lang: str) -> Md:
     why = prose(step.why, lang) or (prose(step.why) if zh else None)
     if why:
         body.append(why)
-    body += [escape.fence(c.code, c.language) for c in step.commands]
+    body += [command(c) for c in step.commands]
     if step.alternatives:
         body.append(
-            tabs(
-                [
-                    (escape.line(label), escape.fence(block.code, block.language))
-                    for label, block in step.alternatives
-                ]
-            )
+            tabs([(escape.line(label), command(block)) for label, block in step.alternatives])
         )
     verify = prose(step.verify, lang) or (prose(step.verify) if zh else None)
     if verify or step.verify_commands:
         label = "验证" if zh else "Verify"
         body.append(f"**{label}:** {verify or ''}".rstrip())
-        body += [escape.fence(c.code, c.language) for c in step.verify_commands]
+        body += [command(c) for c in step.verify_commands]
     return Md("\n\n".join(body))
+
+
+def command(block: m.CodeBlock) -> Md:
+    """A command block as it is pasted: placeholders as shell variables (`kb.site.commands`)."""
+    return escape.fence(commands.safe(block.code, block.language), block.language)
+
+
+def first_command(r: m.Remedy) -> m.CodeBlock | None:
+    """The remedy's first command block: its first step's, else its first alternative's."""
+    for step in r.steps:
+        if step.commands:
+            return step.commands[0]
+        if step.alternatives:
+            return step.alternatives[0][1]
+    return None
+
+
+def fix_box(case: m.Case) -> Md | None:
+    """The first remedy's title and first command, right under the summary: a reader whose
+    job just hung sees what to do on the first screen; every step and its check follow in
+    "Fix" below."""
+    if not case.remedies:
+        return None
+    r = case.remedies[0]
+    out = ['<div class="kb-fix-first" id="fix-first" markdown="1">', ""]
+    out.append(f"**Fix first:** {escape.line(r.title.en)}")
+    if r.title.zh:
+        out[-1] += f'<br><span lang="zh">修复：{escape.line(r.title.zh)}</span>'
+    out.append("")
+    block = first_command(r)
+    if block is not None:
+        out += [command(block), ""]
+    more = len(case.remedies) - 1
+    also = f" ({more} more fix{'es' if more > 1 else ''})" if more else ""
+    out += [f"[Every step and how to verify it{also} ↓](#fix)", "", "</div>"]
+    return Md("\n".join(out))
 
 
 def remedy(r: m.Remedy, lang: str) -> Md:
@@ -367,6 +398,7 @@ def context(
         "title_zh": escape.line(case.title.zh) if zh and case.title.zh else None,
         "id": escape.code(case.id),
         "summary": bilingual(summary_en, summary_zh),
+        "fix_first": fix_box(case),
         "meta": meta_box(case),
         "symptoms": symptoms_en,
         "seen": seen.html_lines(lines) if lines else None,

@@ -15,6 +15,10 @@ from kb.site import escape
 from kb.site.escape import Md
 
 INDEX = "messages/index.md"
+# Search weight of a message section against the rest of the site (Material's page boost):
+# a pasted line shares its words with many case pages, and the section holding that very
+# message, with its wordings and real samples, must come first.
+SEARCH_BOOST = 10
 ROLE_WORDS = {
     "decisive": "decisive: one known cause prints it",
     "shared": "shared: several causes can print it",
@@ -108,6 +112,8 @@ def catalogue_pages(catalogue: cm.Catalogue, cases: list[m.Case]) -> dict[str, s
             "---",
             f"title: {escape.yaml_str(f'Messages printed by {emitter}')}",
             f"description: {escape.yaml_str(f'What each {emitter} message means and which causes print it')}",
+            "search:",
+            f"  boost: {SEARCH_BOOST}",
             "---",
             "",
             f"# Messages printed by {escape.line(emitter)}",

@@ -13,6 +13,9 @@ from __future__ import annotations
 import json
 import re
 
+# long numbers: pids, ports, sequence numbers, sizes, timeouts in ms
+LONG_NUMBERS = (r"\b\d{4,}\b", " ")
+
 # (pattern, replacement); applied in order, case-insensitively.
 RULES: tuple[tuple[str, str], ...] = (
     # ISO and log timestamps: 2024-08-12T10:11:12.123+08:00, 2024/08/12 10:11:12,123
@@ -37,12 +40,27 @@ RULES: tuple[tuple[str, str], ...] = (
     (r"\[(?:rank|default) ?\d+\]:?", " "),
     # host names as schedulers and clusters name them: node-3, gpu012, host-1.example.com
     (r"\b(?:host|node|worker|gpu|compute|cn|master|ip)[-_]?\d+(?:[-.][\w-]+)*\b", " "),
-    # long numbers: pids, ports, sequence numbers, sizes, timeouts in ms
-    (r"\b\d{4,}\b", " "),
+    LONG_NUMBERS,
     (r"\s+", " "),
 )
 
 _COMPILED = tuple((re.compile(p, re.IGNORECASE), r) for p, r in RULES)
+# The index keeps long numbers: its text is also the snippet a reader sees under a result
+# ("the master port (29500) is taken", not "( )"), and a number no query holds (queries
+# lose theirs) changes no score.
+_INDEX = tuple((re.compile(p, re.IGNORECASE), r) for p, r in RULES if (p, r) != LONG_NUMBERS)
+
+# What splits text into words, in the index (mkdocs.yml `plugins: search: separator:`, a
+# test keeps the two equal) and in queries: spaces, jieba's word breaks (U+200B), ASCII and
+# full-width punctuation, and a dot that is not part of a number ("3.9" stays one word).
+# Lunr's own query syntax (`:` fields, `-` and `+` presence, `^` boosts, `~` edits, `*`)
+# is in it, so a pasted path or `errno: 98` is words, never a malformed query.
+SEPARATOR = (
+    r"[\s\u200b\-_,:;!=\[\]()" + '"' + r"/\\'`<>{}|~^*+?&@#%$"
+    r"\u3000-\u303f\uff01-\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff65]+|\.(?!\d)"
+)
+PASTED = 3  # words: from here on a query is a pasted line, each word matched as it is
+_SEPARATOR = re.compile(SEPARATOR)
 
 
 def normalise(text: str) -> str:
@@ -52,11 +70,39 @@ def normalise(text: str) -> str:
     return text.strip()
 
 
+def normalise_indexed(text: str) -> str:
+    """`normalise` for the search index's text: long numbers stay (see `_INDEX`)."""
+    for pattern, replacement in _INDEX:
+        text = pattern.sub(replacement, text)
+    return text.strip()
+
+
+def query(text: str) -> str:
+    """A query as the search worker gets it: normalised and split into words as the index is.
+
+    The worker makes every word a prefix ("e" finds every word starting with e) and adds up
+    what each expansion scores, so a pasted line's short words ("E", "0", "ms") made the
+    longest pages win. From `PASTED` words on, every word is matched whole (`^1`, a neutral
+    boost, tells the worker not to add its `*`); the last keeps its prefix match unless the
+    text ends in a separator, as it may still be being typed.
+    """
+    words = [w for w in _SEPARATOR.split(normalise(text)) if w]
+    if not words:
+        return text.strip()
+    if len(words) < PASTED:
+        return " ".join(words)
+    typing = not _SEPARATOR.match(text[-1:] or " ")
+    exact = [w + "^1" for w in words]
+    if typing:
+        exact[-1] = words[-1]
+    return " ".join(exact)
+
+
 QUERY_MESSAGE_TYPE = 2  # material's search worker: SearchMessageType.QUERY
 
 
 def javascript() -> str:
-    """A script that normalises every query sent to the search worker, with the same rules.
+    """A script that rewrites every query sent to the search worker as `query` does.
 
     Material's search runs in a Web Worker that receives `{type: 2, data: query}`; the
     script wraps `Worker.prototype.postMessage` to rewrite `data` and passes everything
@@ -71,12 +117,23 @@ def javascript() -> str:
     for (var i = 0; i < rules.length; i++) text = text.replace(rules[i][0], rules[i][1]);
     return text.trim();
   }}
+  var separator = new RegExp({json.dumps(SEPARATOR)}, "g");
+  var single = new RegExp("^(?:" + {json.dumps(SEPARATOR)} + ")");
+  function query(text) {{
+    var words = normalise(text).split(separator).filter(function (w) {{ return w; }});
+    if (!words.length) return text.trim();
+    if (words.length < {PASTED}) return words.join(" ");
+    var typing = !single.test(text.slice(-1) || " ");
+    return words.map(function (w, i) {{
+      return typing && i === words.length - 1 ? w : w + "^1";
+    }}).join(" ");
+  }}
   window.kbNormalise = normalise;
+  window.kbQuery = query;
   var post = Worker.prototype.postMessage;
   Worker.prototype.postMessage = function (message) {{
     if (message && message.type === {QUERY_MESSAGE_TYPE} && typeof message.data === "string") {{
-      var text = normalise(message.data);
-      arguments[0] = Object.assign({{}}, message, {{ data: text || message.data }});
+      arguments[0] = Object.assign({{}}, message, {{ data: query(message.data) }});
     }}
     return post.apply(this, arguments);
   }};

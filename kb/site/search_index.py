@@ -12,7 +12,7 @@ import logging
 import re
 from pathlib import Path
 
-from kb.site.normalise import normalise
+from kb.site.normalise import normalise_indexed
 
 log = logging.getLogger("mkdocs.hooks.kb.search")
 
@@ -26,13 +26,13 @@ def exclude_tab_labels(html: str) -> str:
 
 
 def normalise_index(site_dir: Path) -> None:
-    """Rewrite the built index with every entry's text normalised."""
+    """Rewrite the built index with every entry's text normalised (long numbers kept)."""
     path = site_dir / INDEX
     if not path.is_file():
         return
     data = json.loads(path.read_text(encoding="utf-8"))
     for doc in data.get("docs", []):
         if isinstance(doc.get("text"), str):
-            doc["text"] = normalise(doc["text"])
+            doc["text"] = normalise_indexed(doc["text"])
     path.write_text(json.dumps(data, separators=(",", ":"), ensure_ascii=False), encoding="utf-8")
     log.info("kb: search index normalised (%d entries)", len(data.get("docs", [])))

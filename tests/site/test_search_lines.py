@@ -1,0 +1,89 @@
+"""The real search box finds the right page for real error lines pasted from incidents.
+
+The lines come from the stored incidents (`kbsite_lines`); the right page is the incident's
+case page, the catalogue section of a message the line matches, or the error-code page of a
+code in it. Figures (and every line not ranked first) go to build/search-figures.json.
+`KB_SEARCH_SITE=<built site folder>` measures an already built site instead of building one.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from kbsite_browser import chromium, serve, viewport
+from kbsite_build import REPO
+from kbsite_lines import Probe, probes
+from kbsite_search import figures, measure, write
+
+from kb.site import normalise
+
+MIN_LINES = 60
+MIN_TOP3 = 0.90
+MIN_FIRST = 0.75
+FIGURES = REPO / "build" / "search-figures.json"
+
+
+def test_the_lines_are_real_and_varied() -> None:
+    found = probes()
+    assert len(found) >= MIN_LINES, len(found)
+    assert sum(p.chinese for p in found) >= 3
+    assert sum(p.has_number for p in found) >= 20
+    assert sum(p.has_code for p in found) >= 10
+    for probe in found:
+        source = REPO / "cases" / probe.source
+        assert probe.line in source.read_text(encoding="utf-8", errors="replace"), probe.source
+        assert probe.cases
+
+
+def test_a_right_page_is_recognised() -> None:
+    probe = Probe("x", cases={"a-case"}, messages={"nccl.net-ib.completion"}, codes={"ei0002"})
+    assert probe.right("cases/a-case/")
+    assert probe.right("cases/a-case/#fix")
+    assert probe.right("messages/nccl/#nccl-net-ib-completion")
+    assert probe.right("messages/nccl-net-ib-completion/")
+    assert probe.right("find/errors/ei0002/")
+    assert not probe.right("cases/other-case/")
+    assert not probe.right("messages/nccl/")
+    assert not probe.right("messages/nccl/#nccl-other")
+    assert not probe.right("find/errors/ei0006/")
+
+
+@pytest.fixture(scope="module")
+def site(request: pytest.FixtureRequest) -> Path:
+    given = os.environ.get("KB_SEARCH_SITE")
+    if given:
+        return Path(given)
+    return Path(request.getfixturevalue("bundled_site"))
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    with chromium(tmp_path_factory.mktemp("chromium-search")) as driver:
+        viewport(driver, 1280, 800)
+        yield driver
+
+
+@pytest.mark.slow  # builds the site and types every line into Chromium
+def test_pasted_lines_find_their_page(site: Path, browser: Any) -> None:
+    lines = probes()
+    with serve(site) as base:
+        outcomes = measure(browser, base, lines, lambda p, path: p.right(path))
+        if not os.environ.get("KB_SEARCH_SITE"):  # a site built from this checkout
+            # the browser sends the worker what the Python rule says (the figures depend on it)
+            sent = browser.execute_script(
+                "return arguments[0].map(function (l) { return window.kbQuery(l); });",
+                [p.line for p in lines],
+            )
+            assert sent == [normalise.query(p.line) for p in lines]
+    result = figures(outcomes)
+    write(FIGURES, result)
+    summary = (
+        f"{result['first']}/{result['lines']} first, {result['top3']}/{result['lines']} in the "
+        f"first 3 (details: {FIGURES})"
+    )
+    assert result["top3_share"] >= MIN_TOP3, summary
+    assert result["first_share"] >= MIN_FIRST, summary
