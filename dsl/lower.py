@@ -280,7 +280,7 @@ class Lowerer:
         if "expect" not in values:
             self.error(
                 block.span,
-                f'fixture "{path}" needs `expect match` or `expect no-match`',
+                f'fixture "{path}" needs `expect match`, `expect possible` or `expect no-match`',
                 "missing-field",
             )
             return None

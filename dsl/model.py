@@ -163,7 +163,9 @@ class FixtureExpectation(Node):
     """What one fixture folder must yield for this case."""
 
     path: str  # relative to the case folder's fixtures/, e.g. "positive/two-ranks"
-    outcome: Literal["match", "no-match"]
+    # possible: named first, but only at "possible" (the user's words or shared messages carry
+    # it, which the confidence ladder keeps below likely)
+    outcome: Literal["match", "possible", "no-match"]
     culprit_rank: int | None = None
     lines: list[tuple[str, str]] = Field(default_factory=list)  # (query name, "file:line")
     todo: str | None = None  # a known gap: recorded, reported, never failing

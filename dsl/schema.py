@@ -115,7 +115,7 @@ BLOCKS: dict[str, BlockSpec] = {
         label=TEXT,
         label_doc='the folder, relative to fixtures/: "positive/two-ranks"',
         fields=(
-            Field("expect", WORD, "The outcome.", choices=("match", "no-match")),
+            Field("expect", WORD, "The outcome.", choices=("match", "possible", "no-match")),
             Field("culprit_rank", INT, "The rank the diagnosis must blame."),
             Field("todo", TEXT, "A known gap: reported, never failing."),
         ),

@@ -34,7 +34,7 @@ class FixtureSpec:
 
     @property
     def positive(self) -> bool:
-        return self.expectation.outcome == "match"
+        return self.expectation.outcome in ("match", "possible")
 
 
 @dataclass
@@ -161,6 +161,23 @@ def check_fixture(spec: FixtureSpec, roots: tuple[str, ...] | None = None) -> Fi
                 f"expected {spec.case_id} to be named first on this real incident; named: {named}"
             )
             return outcome
+    if exp.outcome == "possible":
+        # evidence the ladder keeps at "possible" (words, shared messages): named first there,
+        # and no higher, so a change that lets words prove a case fails here
+        ranked = pool = diagnosis.ranked
+        verdict = next((v for v in ranked if v.id == spec.case_id), None)
+        outcome.verdict = verdict
+        named = ", ".join(f"{v.id} ({v.level})" for v in ranked[:3]) or "no case"
+        if verdict is None or ranked[0].id != spec.case_id:
+            outcome.problems.append(
+                f"expected {spec.case_id} to be named first at possible; named: {named}"
+            )
+            return outcome
+        if verdict.level != "possible":
+            outcome.problems.append(
+                f"expected {spec.case_id} at possible (its evidence should not prove it), "
+                f"got {verdict.level}: {verdict.stopped or 'no cap'}"
+            )
     if exp.outcome == "no-match":
         if verdict is not None:
             lines = ", ".join(f"{q} at {ln.where}" for q, ln in verdict.evidence[:3])

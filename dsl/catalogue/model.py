@@ -28,6 +28,7 @@ EMITTERS = (
     "mellanox-ofed",
     "linux",
     "glibc",
+    "libstdcxx",
     "openmpi",
     "mpich",
     "slurm",

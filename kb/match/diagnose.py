@@ -248,8 +248,15 @@ def run_case(compiled: CompiledCase, bundle: Any, family: frozenset[str] = froze
         specializes=list(case.specializes),
         page=site_page(case.id),
         clause_level=level.value,
-        facts=ladder.facts_for(case, results, family),
+        facts=ladder.facts_for(case, results, family, prose_lines(bundle.facts)),
     )
+
+
+def prose_lines(facts: Any) -> frozenset[tuple[str, int]]:
+    """(file, line) of the user's own sentences: notes lines outside a pasted block. A message
+    quoted there is what the user says was printed, not the output itself."""
+    pasted = {(f, n) for f, first, last in facts.pasted for n in range(first, last + 1)}
+    return frozenset((x.file, x.line) for x in facts.notes if (x.file, x.line) not in pasted)
 
 
 def _confidence(level: m.Level, score: float, unknown: float) -> str:
@@ -263,23 +270,30 @@ def _confidence(level: m.Level, score: float, unknown: float) -> str:
 
 
 def _refines(special: Verdict, general: Verdict) -> bool:
-    """A case that specialises another goes before it at the same level, and across levels
-    whenever a fact of its own that tells it apart holds (a decisive message or its own
-    evidence, beyond what the general case reads too)."""
-    if special.level == general.level:
-        return True
+    """A case that specialises another goes before it, at the same level or across levels,
+    when a fact of its own that tells it apart holds (a decisive message or its own evidence
+    a program printed, beyond what the general case reads too); without one, the general case
+    is the safer answer and the usual order stands."""
     if m.Level(special.level) is m.Level.NONE:
         return False
     theirs = {f.query for f in general.facts}
     return any(
-        f.strength in (ladder.DECISIVE, ladder.OWN) and f.query not in theirs for f in special.facts
+        f.strength in (ladder.DECISIVE, ladder.OWN) and not f.said and f.query not in theirs
+        for f in special.facts
     )
 
 
 def _rank_order(verdicts: list[Verdict]) -> list[Verdict]:
     """Best first; a case that specializes another comes before it (see `_refines`)."""
     ordered = sorted(
-        verdicts, key=lambda v: (m.Level(v.level).rank, -v.score, -len(v.evidence), v.id)
+        verdicts,
+        key=lambda v: (
+            m.Level(v.level).rank,
+            m.Level(v.clause_level).rank,  # of two capped alike, the one more of whose proof holds
+            -v.score,
+            -len(v.evidence),
+            v.id,
+        ),
     )
     changed = True
     while changed:

@@ -27,7 +27,9 @@ import re
 from functools import lru_cache
 
 from dsl import model as m
+from dsl.catalogue.index import IndexedMessage
 from dsl.kinds.message import MessageQuery, MessageSignal
+from dsl.kinds.regression import RegressionQuery
 from kb.match.condition import positive_refs
 from kb.match.results import LadderFact, QueryResult, Truth, Verdict
 
@@ -75,6 +77,8 @@ def _message_fact(
     for s in signals:
         named = {c for c in s.causes if c != UNKNOWN} - family
         if case_id in s.causes and named <= {case_id}:
+            if s.role != DECISIVE and UNKNOWN in s.causes:
+                continue  # the catalogue says others print it too, unnamed: shared
             return LadderFact(query=q.name, strength=DECISIVE, messages=ids)
     siblings = sorted(
         {c for s in signals for c in s.causes if c not in family and c not in (case_id, UNKNOWN)}
@@ -83,7 +87,10 @@ def _message_fact(
 
 
 def facts_for(
-    case: m.Case, results: dict[str, QueryResult], family: frozenset[str] = frozenset()
+    case: m.Case,
+    results: dict[str, QueryResult],
+    family: frozenset[str] = frozenset(),
+    prose: frozenset[tuple[str, int]] = frozenset(),
 ) -> list[LadderFact]:
     """The facts that hold and speak for the case (in any clause but `rule_out`). `family`:
     the cases that refine it; the cases it refines are added here."""
@@ -104,6 +111,8 @@ def facts_for(
             fact = _message_fact(case.id, q, r, family)
             if fact.strength == CONTEXT and q.where:
                 fact.strength = OWN  # the case's condition makes a status line a fact
+        elif isinstance(q, RegressionQuery):
+            fact = LadderFact(query=name, strength=_regression_strength(q, r, results, case))
         elif q.kind == "said":
             fact = LadderFact(query=name, strength=WORDS)
         else:
@@ -111,9 +120,71 @@ def facts_for(
             # the case's own pattern over the user's words: it tells the case apart, but it
             # is what the user said, not what a program printed
             fact.said = isinstance(q, m.LogQuery) and list(q.sources) == ["notes"]
+        if r.lines and all(x.source == "notes" or (x.file, x.line) in prose for x in r.lines):
+            fact.said = True
+        if (
+            fact.strength == OWN
+            and isinstance(q, m.LogQuery)
+            and not isinstance(q, MessageQuery)
+            and not fact.said
+        ):
+            _as_catalogued(fact, r, case.id, family)
         fact.roles = roles
         out.append(fact)
     return out
+
+
+def _as_catalogued(fact: LadderFact, r: QueryResult, case_id: str, family: frozenset[str]) -> None:
+    """A case's own pattern over lines the catalogue knows: the lines are those messages, and
+    they tell the case apart only as far as the catalogue says (a pattern of its own for
+    `terminate called after throwing` does not make that line this case's signature)."""
+    from dsl.catalogue.index import message_index  # cached; parsed only when a case needs it
+
+    entries = message_index().messages
+    found: dict[str, IndexedMessage] = {}
+    for line in r.lines[:MAX_LINES]:
+        lowered = line.text.lower()
+        hit = [
+            e
+            for e in entries
+            if (not e.literal or e.literal in lowered)
+            and (c := _compiled(e.pattern)) is not None
+            and c.search(line.text)
+        ]
+        if not hit:
+            return  # a line no message describes: the pattern is the case's own evidence
+        for e in hit:
+            found[e.id] = e
+    if not found:
+        return
+    fact.messages = sorted(found)
+    siblings: set[str] = set()
+    for e in found.values():
+        named = {c for c in e.causes if c != UNKNOWN} - family
+        if e.role == DECISIVE and named <= {case_id}:
+            return  # decisive for this case: own evidence indeed
+        siblings |= named - {case_id}
+    if all(e.role == CONTEXT for e in found.values()):
+        fact.strength = CONTEXT
+        return
+    fact.strength = SHARED
+    fact.siblings = sorted(siblings)
+
+
+def _regression_strength(
+    q: RegressionQuery, r: QueryResult, results: dict[str, QueryResult], case: m.Case
+) -> str:
+    """A known-bad release explains a failure only through what it is known to print: its own
+    evidence when one of the hit releases' signature messages is among the messages the case
+    found here; else context (the release is broken in some way, maybe not this one)."""
+    printed: set[str] = set()
+    for name, res in results.items():
+        other = case.query(name)
+        if isinstance(other, MessageQuery) and res.truth is Truth.TRUE:
+            for line in res.lines[:MAX_LINES]:
+                printed.update(s.id for s in _which(other.signals, line.text))
+    signatures = {sig for reg in q.regressions if reg.id in r.found for sig in reg.signature}
+    return OWN if signatures & printed else CONTEXT
 
 
 def _lines(v: Verdict) -> dict[str, frozenset[tuple[str, int]]]:
@@ -200,19 +271,22 @@ def judge(verdicts: list[Verdict]) -> None:
             )
 
         signature = _signature(v, raw)
-        positive = [f for f in v.facts if f.strength in (DECISIVE, OWN)]
-        # shared, but no other cause that prints it fits here as well
-        eliminated = [
-            f
-            for f in signature
-            if f.strength == SHARED and f.siblings and not any(fits(c) for c in f.siblings)
-        ]
+        # a fact that tells this case apart, read in what a program printed: a decisive
+        # message or the case's own evidence (not the user's words, not a sibling's absence:
+        # an excerpt that lacks a sibling's message does not show the sibling is not there)
+        positive = [f for f in v.facts if f.strength in (DECISIVE, OWN) and not f.said]
         fitting = sorted({c for f in signature for c in f.siblings if fits(c)})
-        if not positive and not eliminated:
+        if not positive:
+            told = [f for f in v.facts if f.strength in (DECISIVE, OWN)]
             _cap(
                 v,
                 m.Level.POSSIBLE,
-                f"possible, not likely: {_names(v.facts)} can come from several causes"
+                "possible, not likely: "
+                + (
+                    f"{_names(told)} is what the user says, not what a program printed"
+                    if told
+                    else f"{_names(v.facts)} can come from several causes"
+                )
                 + (f"; {', '.join(fitting)} fit too" if fitting else ""),
                 fitting,
             )
@@ -231,18 +305,8 @@ def judge(verdicts: list[Verdict]) -> None:
                 if not _absent(by_id.get(c)) and _signs(by_id.get(c))
             }
         )
-        printed = [f for f in positive if not f.said]
-        if not printed:
-            _cap(
-                v,
-                m.Level.LIKELY,
-                f"likely, not confirmed: {_names(positive or eliminated)} "
-                + ("is the user's words" if positive else "other causes print too (none fits")
-                + ("" if positive else " here)")
-                + "; nothing a program printed shows this case itself",
-                [],
-            )
-        elif not any(_independent(d, o, lines) for d in printed for o in machine if o is not d):
+        printed = positive
+        if not any(_independent(d, o, lines) for d in printed for o in machine if o is not d):
             _cap(
                 v,
                 m.Level.LIKELY,

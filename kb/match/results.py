@@ -24,6 +24,8 @@ class QueryResult(BaseModel):
     lines: list[EvidenceLine] = Field(default_factory=list)
     detail: str = ""  # what was found, or why it is unknown
     ranks: list[int] = Field(default_factory=list)  # ranks the evidence points at
+    # catalogue entries the query found (a regression query: the known-bad releases hit)
+    found: list[str] = Field(default_factory=list)
 
 
 class ClauseResult(BaseModel):

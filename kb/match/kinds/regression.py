@@ -64,6 +64,7 @@ def evaluate(q: RegressionQuery, ctx: Context) -> QueryResult:
     seen: list[str] = []
     lines: list[EvidenceLine] = []
     hits: list[str] = []
+    found: list[str] = []
     for component in q.components:
         for version, where in _versions(component, ctx):
             seen.append(f"{component} {version}")
@@ -71,11 +72,17 @@ def evaluate(q: RegressionQuery, ctx: Context) -> QueryResult:
                 if regression.component == component and _affected(version, regression):
                     fixed = f", fixed in {regression.fixed_in}" if regression.fixed_in else ""
                     hits.append(f"{component} {version}: {regression.id}{fixed}")
+                    found.append(regression.id)
                     if where not in lines:
                         lines.append(where)
     if hits:
         return QueryResult(
-            name=q.name, kind=q.kind, truth=Truth.TRUE, lines=lines, detail="; ".join(hits)
+            name=q.name,
+            kind=q.kind,
+            truth=Truth.TRUE,
+            lines=lines,
+            detail="; ".join(hits),
+            found=list(dict.fromkeys(found)),
         )
     if not seen:
         return QueryResult(

@@ -65,11 +65,24 @@ def test_a_shared_message_and_words_alone_reach_possible_while_a_rival_fits() ->
     assert v.stopped.startswith("possible, not likely") and v.rivals == ["rival"]
 
 
-def test_a_shared_message_whose_other_causes_are_absent_reaches_likely_not_confirmed() -> None:
+def test_a_shared_message_stays_possible_even_when_its_other_causes_look_absent() -> None:
+    """A sibling whose message is missing from an excerpt is not told apart: likely needs a
+    printed fact of the case's own."""
     v = _verdict("case", "confirmed", [SHARED, WORDS], {"watchdog": [1]})
     judge([v, _absent("rival")])
-    assert v.level == "likely"
-    assert "nothing a program printed shows this case itself" in v.stopped
+    assert v.level == "possible" and not v.matched
+    assert v.stopped.startswith("possible, not likely")
+
+
+def test_an_own_fact_read_from_the_users_words_reaches_possible_only() -> None:
+    said = LadderFact(query="script", strength="own", roles=["require"], said=True)
+    v = _verdict("case", "confirmed", [said, SHARED], {"script": [3], "watchdog": [1]})
+    judge([v, _absent("rival")])
+    assert v.level == "possible" and "what the user says" in v.stopped
+    # the same fact printed by a program lifts it
+    w = _verdict("case", "confirmed", [OWN, SHARED], {"script": [3], "watchdog": [1]})
+    judge([w, _absent("rival")])
+    assert w.level == "confirmed"
 
 
 def test_one_fact_without_an_independent_one_is_likely() -> None:
@@ -120,21 +133,25 @@ def test_the_ladder_is_monotone_on_every_combination() -> None:
                     assert any(f.strength in ("own", "decisive") for f in facts)
 
 
-def test_the_users_words_in_a_cases_own_pattern_never_confirm() -> None:
-    """A case's own pattern over notes tells it apart (likely), but confirmed needs something
-    a program printed."""
+def test_the_users_words_in_a_cases_own_pattern_stay_possible() -> None:
+    """A case's own pattern over notes is what the user says: it tells nothing apart that a
+    program printed, so possible at most."""
     said = LadderFact(query="notes_hang", strength="own", said=True, roles=["likely"])
     v = _verdict("case", "confirmed", [SHARED, said], {"watchdog": [1], "notes_hang": [1]})
     v.queries[1].lines[0].file = "notes.md"
     judge([v, _absent("rival")])
-    assert v.level == "likely" and "user's words" in v.stopped
+    assert v.level == "possible" and "what the user says" in v.stopped
 
 
 def test_a_rival_that_fits_only_through_the_same_message_is_no_rival() -> None:
     v = _verdict("case", "confirmed", [SHARED, WORDS], {"watchdog": [1]})
     same = LadderFact(query="w", strength="shared", messages=list(SHARED.messages))
     judge([v, _verdict("rival", "likely", [same], {})])
-    assert v.level == "likely"
+    assert v.level == "possible" and v.rivals == []  # no fact of its own: not named as fitting
+    fitting = _verdict("rival", "likely", [LadderFact(query="x", strength="own")], {})
+    w = _verdict("case", "confirmed", [SHARED, WORDS], {"watchdog": [1]})
+    judge([w, fitting])
+    assert w.rivals == ["rival"]
 
 
 def test_a_rival_its_own_rule_out_rules_out_is_absent() -> None:
