@@ -117,12 +117,13 @@ def wait_for(driver: Any, css: str) -> Any:
     return WebDriverWait(driver, WAIT).until(ec.presence_of_element_located((By.CSS_SELECTOR, css)))
 
 
-RESULT_LINKS = ".md-search-result__list > .md-search-result__item > a"
+# each result item is one page: its first link is the page, the links after it its sections
+RESULT_LINKS = ".md-search-result__list > .md-search-result__item > a:first-child"
 
 
 def search(driver: Any, base: str, text: str, expect: str) -> list[str]:
     """Type `text` into the search box; wait until a result link contains `expect` (or time
-    out) and return the result links in order."""
+    out) and return the result pages' links in order (one per page, sections left out)."""
     from selenium.common.exceptions import TimeoutException
     from selenium.webdriver.support.ui import WebDriverWait
 

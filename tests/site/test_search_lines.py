@@ -71,7 +71,14 @@ def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
 def test_pasted_lines_find_their_page(site: Path, browser: Any) -> None:
     lines = probes()
     with serve(site) as base:
+        browser.get_log("browser")  # start from an empty console
         outcomes = measure(browser, base, lines, lambda p, path: p.right(path))
+        # the search worker answers a query it cannot parse with nothing and a warning
+        refused = [
+            e["message"][:200]
+            for e in browser.get_log("browser")
+            if "Invalid query" in e["message"]
+        ]
         if not os.environ.get("KB_SEARCH_SITE"):  # a site built from this checkout
             # the browser sends the worker what the Python rule says (the figures depend on it)
             sent = browser.execute_script(
@@ -80,7 +87,21 @@ def test_pasted_lines_find_their_page(site: Path, browser: Any) -> None:
             )
             assert sent == [normalise.query(p.line) for p in lines]
     result = figures(outcomes)
+    result["refused"] = refused
+    kinds = {
+        "with a number": lambda p: p.has_number,
+        "with an error code or well-known message": lambda p: p.has_code,
+        "Chinese": lambda p: p.chinese,
+        "from notes (prose)": lambda p: p.notes,
+    }
+    result["by_kind"] = {
+        name: figures([o for p, o in zip(lines, outcomes, strict=True) if has(p)])
+        for name, has in kinds.items()
+    }
+    for part in result["by_kind"].values():
+        del part["missed"]
     write(FIGURES, result)
+    assert refused == [], refused
     summary = (
         f"{result['first']}/{result['lines']} first, {result['top3']}/{result['lines']} in the "
         f"first 3 (details: {FIGURES})"
