@@ -251,6 +251,8 @@ class Facts:
     notes: list[EvidenceLine] = field(default_factory=list)  # the user's own words
     # (file, first line, last line) of ``` blocks in notes holding pasted logs, not words
     pasted: list[tuple[str, int, int]] = field(default_factory=list)
+    # (file, first line, last line) of every ``` block in notes, code too: not the user's words
+    fenced: list[tuple[str, int, int]] = field(default_factory=list)
     conflicts: list[str] = field(default_factory=list)  # two captures disagree: said plainly
     process_failures: list[ProcessFailure] = field(default_factory=list)
     torch_cuda_version: str | None = None  # "CUDA used to build PyTorch" (collect_env)

@@ -24,7 +24,9 @@ class FixtureRun:
     positive: bool
     known_gap: bool
     truths: dict[str, str] = field(default_factory=dict)  # query name -> true/false/unknown
-    ranking: list[tuple[str, float]] = field(default_factory=list)  # matched ids, best first
+    ranking: list[tuple[str, float]] = field(
+        default_factory=list
+    )  # named ids, any level, best first
     error: str | None = None
 
 
@@ -75,7 +77,7 @@ def _fill(
     if diagnosis is None:
         run.error = "; ".join(outcome.problems) or "not diagnosed"
         return
-    run.ranking = [(v.id, v.score) for v in diagnosis.matches]
+    run.ranking = [(v.id, v.score) for v in diagnosis.ranked]
     verdict = outcome.verdict or next(
         (v for v in diagnosis.near_misses if v.id == spec.case_id), None
     )

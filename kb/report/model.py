@@ -233,7 +233,10 @@ class _Builder:
     def lines_without_repeats(
         self,
     ) -> tuple[list[tuple[str, EvidenceLine]], list[tuple[str, EvidenceLine]]]:
-        shown: set[tuple[str, int]] = set()
+        # a line a possible case already shows as its evidence is not repeated below it
+        shown: set[tuple[str, int]] = {
+            (ln.file, ln.line) for v in self.d.possible for _, ln in v.evidence
+        }
         suspicious = []
         for rank, lines in self.d.suspicious.items():
             for ln in lines:

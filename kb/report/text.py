@@ -361,7 +361,8 @@ def render_text(
     if verbose and summary:
         out += [style.bold("What was read"), *map(_e, summary.rstrip().split("\n"))]
     else:
-        out += [style.bold("What was read: ") + _e("; ".join(r.read))]
+        where = f" in {_e(shown_name(r.root))}" if r.root else ""
+        out += [style.bold(f"What was read{where}: ") + _e("; ".join(r.read))]
         if summary:
             out.append(style.dim("(kb diagnose -v shows every file, version and variable read)"))
     return "\n".join(out).rstrip() + "\n"

@@ -140,7 +140,7 @@ def test_new_drafts_from_stdin(tmp_path: Path) -> None:
     assert proc.returncode in (0, 1), proc.stderr  # 1: a draft that does not yet pass itself
     copied = cases / "cli-stdin-draft" / "fixtures" / "positive" / "stdin" / "stdin"
     assert copied.read_text(encoding="utf-8") == ERROR
-    assert "ncclRemoteError" in (cases / "cli-stdin-draft" / "case.kb").read_text()
+    assert "ToyRemoteError" in (cases / "cli-stdin-draft" / "case.kb").read_text()
 
 
 # --- usage errors show the sub-command's own usage line --------------------------------------

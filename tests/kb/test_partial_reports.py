@@ -46,7 +46,8 @@ def test_veth_interface_in_a_single_nccl_console(tmp_path: Path) -> None:
     )
     ranked = _diagnose(folder)
     assert ranked and ranked[0][0] == "nccl-socket-wrong-interface"
-    assert ranked[0][1] in STRONG
+    # named first; a context line and a retry other causes print too keep it at possible
+    assert ranked[0][1] == "possible"
 
 
 def test_the_4090_sentence_and_a_gdb_backtrace(tmp_path: Path) -> None:
@@ -81,7 +82,8 @@ def test_rank1_save_timeout_with_a_barrier_shaped_allreduce(tmp_path: Path) -> N
         },
     )
     ranked = _diagnose(folder)
-    assert ranked[0] == ("eval-save-collective-deadlock", "likely")
+    # named first; a watchdog line and the user's words tell nothing apart: possible
+    assert ranked[0] == ("eval-save-collective-deadlock", "possible")
 
 
 def test_a_near_miss_stays_below_likely(tmp_path: Path) -> None:
@@ -110,9 +112,11 @@ def test_the_report_leads_with_the_level_and_what_would_confirm_it(
     )
     code = main(["diagnose", "--evidence", str(folder)])
     out = capsys.readouterr().out
-    assert code == 0
-    first = out.splitlines()[0]
-    assert first.startswith("Most likely: eval-save-collective-deadlock (likely")
+    assert code == 1  # the user's words alone: possible, not a match
+    lines = out.splitlines()
+    assert lines[0] == "No known case is confirmed or likely."
+    assert lines[1].startswith("Possible (weak signs only): eval-save-collective-deadlock")
+    assert any(ln.startswith("  level: possible, not likely") for ln in lines[:6])
     assert "to confirm it, collect:" in out
     assert "['notes']" not in out and "rank -1" not in out
     steps = [ln.strip() for ln in out.splitlines() if ln.strip().startswith("$ ")]

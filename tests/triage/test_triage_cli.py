@@ -71,15 +71,17 @@ def test_below_likely_only_a_label_and_one_ask(capsys: pytest.CaptureFixture[str
 def test_min_level_confirmed_turns_a_likely_comment_into_a_label(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    folder = "cases/nccl-p2p-consumer-gpu-hang/fixtures/positive/gh-accelerate-2174-rtx3090x8-multi-gpu-stuck"
+    folder = (
+        "cases/docker-shm-too-small-nccl/fixtures/positive/gh-spartan-369-docker-64m-shm-bus-error"
+    )
     event = tmp_path / "e.json"
     event.write_text(json.dumps(event_for(ROOT / folder)), encoding="utf-8")
     _, likely = _run(capsys, "--event", str(event))
     assert likely["action"] == "comment" and likely["level"] == "likely"
     _, strict = _run(capsys, "--event", str(event), "--min-level", "confirmed")
     assert strict["action"] == "label" and not strict["comment"]
-    _, skipped = _run(capsys, "--event", str(event), "--skip-case", "nccl-p2p-consumer-gpu-hang")
-    assert skipped["case"] != "nccl-p2p-consumer-gpu-hang"
+    _, skipped = _run(capsys, "--event", str(event), "--skip-case", "docker-shm-too-small-nccl")
+    assert skipped["case"] != "docker-shm-too-small-nccl"
 
 
 def test_a_marked_comment_in_the_payload_means_no_second_one(

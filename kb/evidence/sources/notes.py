@@ -76,6 +76,7 @@ class NotesSource(WholeFileSource):
         in_block = {no for first, last, _ in blocks for no in range(first, last + 1)}
         self._reported_facts([(no, raw) for no, raw in enumerate(lines, 1) if no not in in_block])
         for first, last, language in blocks:
+            self.ctx.facts.fenced.append((self.ctx.display, first, last))
             block = lines[first - 1 : last]
             if language in ("py", "python", "python3") or looks_like_python(block):
                 # analyse the pasted code where it stands: other lines blanked, numbers kept

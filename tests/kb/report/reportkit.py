@@ -19,6 +19,11 @@ OOM_TAIL = (
     CASES
     / "host-oom-killer-kills-rank/fixtures/positive/gh-colossalai-3172-torchrun-rank0-exitcode-9-cpu-memory/console.log"
 )
+# a real incident the confidence ladder leaves at likely: a printed fact of the case's own
+# (the 64 MB /dev/shm in df -h), nothing independent beside it yet
+LIKELY = (
+    CASES / "docker-shm-too-small-nccl/fixtures/positive/gh-spartan-369-docker-64m-shm-bus-error"
+)
 MISMATCH = (
     CASES / "collective-mismatch-across-ranks/fixtures/positive/detail-broadcast-vs-allreduce-2gpu"
 )
@@ -44,6 +49,10 @@ def socket_folder(tmp: Path) -> Path:
 
 def oom_tail_folder(tmp: Path) -> Path:
     return copy_fixture(OOM_TAIL, tmp / "oom-tail")
+
+
+def likely_folder(tmp: Path) -> Path:
+    return copy_fixture(LIKELY, tmp / "likely")
 
 
 def notes_only_folder(tmp: Path) -> Path:

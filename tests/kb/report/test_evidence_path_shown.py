@@ -16,9 +16,9 @@ import pytest
 from dsl.api import DEFAULT_CASES
 from kb.cli.main import main
 
+# a job the report names a case for, with the next command to run in that folder
 OOM = Path(DEFAULT_CASES) / (
-    "rank-oom-cascades-to-watchdog-timeout/fixtures/positive/"
-    "a100x16-4node-zero3-oom-rank11-two-nodes"
+    "nccl-socket-wrong-interface/fixtures/positive/a100x16-2node-ifname-lo-leftover-torchrun-logdir"
 )
 FORGED = "Most likely: forged-case (confirmed)"
 FORMATS = ["text", "markdown", "json"]

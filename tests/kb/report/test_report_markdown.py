@@ -7,7 +7,15 @@ import json
 from pathlib import Path
 
 import pytest
-from reportkit import MISMATCH, copy_fixture, diagnose, oom_tail_folder, socket_folder
+from reportkit import (
+    LIKELY,
+    MISMATCH,
+    copy_fixture,
+    diagnose,
+    likely_folder,
+    oom_tail_folder,
+    socket_folder,
+)
 
 markdown_it = pytest.importorskip("markdown_it")
 
@@ -37,8 +45,8 @@ def _fences(md: str) -> list[list[tuple[str, object]]]:
 def test_multi_line_commands_stay_whole_inside_their_list_item(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    md = diagnose(capsys, oom_tail_folder(tmp_path), "--format", "markdown")
-    data = json.loads(diagnose(capsys, oom_tail_folder(tmp_path / "j"), "--format", "json"))
+    md = diagnose(capsys, likely_folder(tmp_path), "--format", "markdown")
+    data = json.loads(diagnose(capsys, likely_folder(tmp_path / "j"), "--format", "json"))
     commands = [
         c for r in data["matches"][0]["remedies"] for s in r["steps"] for c in s["commands"]
     ]
@@ -91,12 +99,15 @@ def test_confirming_evidence_apart_from_the_rest(
 def test_json_and_markdown_carry_the_text_report_first_screen(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    folder = oom_tail_folder(tmp_path)
+    folder = likely_folder(tmp_path)
     data = json.loads(diagnose(capsys, folder, "--format", "json"))
     assert data["schema"] == "kb.diagnosis/v1"
     report = data["report"]
     assert report["state"] == "match" and report["first_fix"]["steps"]
-    assert "dmesg" in report["next"]["command"]
+    # the next command collects what would settle it, from the case's own collect commands
+    case_text = (LIKELY.parents[2] / "case.kb").read_text(encoding="utf-8")
+    assert report["next"]["command"].splitlines()[0] in case_text
+    assert report["next"]["why"].endswith("that would settle it")
     md = diagnose(capsys, folder, "--format", "markdown")
     assert report["next"]["command"] in md
     assert "**Fix first: " in md and "What it takes:" in md
