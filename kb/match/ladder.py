@@ -143,13 +143,14 @@ def _as_catalogued(fact: LadderFact, r: QueryResult, case_id: str, family: froze
     entries = message_index().messages
     found: dict[str, IndexedMessage] = {}
     for line in r.lines[:MAX_LINES]:
-        lowered = line.text.lower()
+        text = line.text[:2000]  # a message sits at a line's start; bound the search
+        lowered = text.lower()
         hit = [
             e
             for e in entries
             if (not e.literal or e.literal in lowered)
             and (c := _compiled(e.pattern)) is not None
-            and c.search(line.text)
+            and c.search(text)
         ]
         if not hit:
             return  # a line no message describes: the pattern is the case's own evidence

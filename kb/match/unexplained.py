@@ -19,6 +19,8 @@ from kb.evidence.facts import EvidenceLine
 from kb.match.results import Verdict
 
 MAX_LINES = 2000  # lines looked at
+MAX_LINE = 2000  # characters of a line looked at: a message sits at a line's start, and a
+# catalogue pattern run over a 200 KB line (a fuzzed log, a minified dump) can take seconds
 MAX_SHOWN = 8  # messages reported
 UNKNOWN = "unknown"
 
@@ -65,9 +67,10 @@ def known_messages(lines: list[EvidenceLine], verdicts: list[Verdict]) -> list[K
     by_id = {v.id: v for v in verdicts}
     found: dict[str, KnownMessage] = {}
     for line in lines[:MAX_LINES]:
-        lowered = line.text.lower()
+        text = line.text[:MAX_LINE]
+        lowered = text.lower()
         for entry in entries:
-            if entry.id in found or not _matches(entry, line.text, lowered):
+            if entry.id in found or not _matches(entry, text, lowered):
                 continue
             found[entry.id] = KnownMessage(
                 id=entry.id,

@@ -34,3 +34,16 @@ def test_plain_progress_names_no_message(tmp_path: Path) -> None:
     kb, bundle, d = _diagnose(tmp_path)
     assert d.known_messages == []
     assert "messages the catalogue knows" not in render_text(d, kb, facts=bundle.facts, width=100)
+
+
+def test_no_index_pattern_starts_with_a_lazy_dot() -> None:
+    """A wording that starts with a field (`{op} : invalid root …`) compiled to `(?:.*?) :…`,
+    quadratic in the line's length: a fuzzed 2,000-character line took 12 s of CPU in
+    known_messages. Presence needs no leading dot."""
+    from dsl.catalogue.index import message_index
+
+    patterns = [m.pattern for m in message_index().messages]
+    assert patterns
+    assert not [p for p in patterns if p.startswith(("(?:(?:.*?)", "(?:.*?", "(?:(?:.*)"))]
+    leading = [m for m in message_index().messages if m.id == "nccl.argcheck.invalid-root-type-op"]
+    assert leading and leading[0].pattern.startswith("(?:\\s+:")
