@@ -2,10 +2,12 @@
 (`issue_form.issue_body`: the notes as prose, each file under its name in a fenced block)
 must get the same top case at the same level as its folder, for at least FLOOR of them.
 
-Measured at its introduction (issue 31): 463 of 464 = 99.78%, floor 0.997 (the measured
-figure rounded down). The one difference: gh-nccl-952 (no-ib-in-container-socket-fallback),
-possible in the folder, likely as a body: the folder's one-line docker-run.txt is sniffed as
-the user's notes, while pasted in a fence it is output, and the case's launch-line query holds.
+Measured at its introduction (issue 31): 463 of 464 = 99.78%. After the ladder's second round
+(issue 25: the user's words reach possible at most), 461 of 464 = 99.35%, floor 0.993 (the
+measured figure rounded down). The three differences are one effect, a level raised on the
+same case: a file the folder reads as the user's words (gh-nccl-952's one-line docker-run.txt)
+or whose lines count as such is, pasted in a fence, machine output, so the case's fact is a
+printed one (gh-miaai-dgx-sparks-10, gh-rocm-megatron-lm-132, gh-nccl-952: possible -> likely).
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from kb.fixtures import default_roots, knowledge_base_for
 from kb.incidents import collect
 from kb.match.diagnose import Diagnosis, diagnose_bundle, read_bundle
 
-FLOOR = 0.997
+FLOOR = 0.993
 
 
 def _top(d: Diagnosis) -> tuple[str | None, str]:
