@@ -1,5 +1,6 @@
 """A case pack outside the repository: tested by a plain `pytest` there (the pytest11 plugin)
-and used by `kb diagnose --cases`."""
+and used by `kb diagnose --cases`. The pack is a team's own: a case for their in-house NCCL net
+plugin, whose message no catalogued emitter prints (so the case's pattern is its own evidence)."""
 
 from __future__ import annotations
 
@@ -15,8 +16,8 @@ pytestmark = pytest.mark.slow  # runs pytest, kb test and kb check on case packs
 
 CASE = """
 case pack-ib-completion-error {
-  title "InfiniBand completion error kills the job"
-  summary "NCCL reports a failed IB work completion (error 12: retry exceeded), then ncclRemoteError."
+  title "Our ACME net plugin's completion error kills the job"
+  summary "The in-house ACME net plugin reports a failed work completion (status 12), then ncclRemoteError."
   severity high
   tags [infiniband, network]
   components [nccl, torch]
@@ -25,11 +26,11 @@ case pack-ib-completion-error {
     source "pack test"
     authors ["kb maintainers"]
   }
-  symptom "NCCL WARN NET/IB : Got completion from peer … with error 12" {
+  symptom "NCCL WARN NET/ACME : completion failed … (status 12)" {
     shows [ib_completion_error, remote_error]
   }
   evidence ib_completion_error: log {
-    pattern /NCCL WARN NET\\/IB : Got completion from peer \\S+ with error \\d+/
+    pattern /NCCL WARN NET\\/ACME : completion failed on qp \\d+ \\(status \\d+\\)/
   }
   evidence remote_error: log {
     pattern /ncclRemoteError: A call failed/
@@ -51,7 +52,7 @@ case pack-ib-completion-error {
 POSITIVE = """\
 node-a:48213:48213 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB ; OOB ib0:192.0.2.1<0>
 node-a:48213:48290 [0] NCCL INFO comm 0x55d3a8c0 rank 0 nranks 2 cudaDev 0 busId 1b000 - Init COMPLETE
-node-a:48213:48295 [0] transport/net_ib.cc:1295 NCCL WARN NET/IB : Got completion from peer 192.0.2.2<54122> with error 12, opcode 0, len 0, vendor err 129 (Recv)
+node-a:48213:48295 [0] acme_net.cc:120 NCCL WARN NET/ACME : completion failed on qp 7 (status 12)
 node-a:48213:48295 [0] NCCL INFO transport/net.cc:1135 -> 6
 [rank0]:[E ProcessGroupNCCL.cpp:1316] [PG 0 Rank 0] ncclRemoteError: A call failed possibly due to a network error or a remote process exiting prematurely.
 """
@@ -106,7 +107,7 @@ def test_plain_pytest_collects_and_passes_the_pack(pack: Path) -> None:
 def test_broken_regex_fails_naming_case_and_fixture(pack: Path) -> None:
     case = pack / "cases" / CASE_ID / "case.kb"
     case.write_text(
-        CASE.replace("Got completion from peer", "Got completions from peer"), encoding="utf-8"
+        CASE.replace("completion failed on qp", "completions failed on qp"), encoding="utf-8"
     )
     run = _pytest(pack)
     assert run.returncode == 1, run.stdout + run.stderr

@@ -56,8 +56,15 @@ def test_a_crash_names_the_crash_and_keeps_the_exit_code(tmp_path: Path) -> None
     bundle = tmp_path / "crash"
     proc = _kb_run(bundle, "--", sys.executable, "-m", "examples.launch.crash_one_rank")
     assert proc.returncode == 1
-    assert "Most likely: rank-segfault-tears-down-job" in proc.stdout
-    assert "culprit rank 2" in proc.stdout
+    # the faulthandler's segfault line is printed by other failures too (the catalogue says
+    # so): the case is named first, at possible, with the rank that crashed
+    assert re.search(
+        r"^No known case is confirmed or likely\.\n"
+        r"Possible \(weak signs only\): rank-segfault-tears-down-job",
+        proc.stdout,
+        re.M,
+    ), proc.stdout
+    assert "culprit rank: 2" in proc.stdout
     log = (bundle / "logs/launcher.stderr.log").read_text()
     assert "[rank2]:Fatal Python error: Segmentation fault" in log  # PYTHONFAULTHANDLER=1
     assert not list((bundle / "py-spy").iterdir())  # it never stalled
