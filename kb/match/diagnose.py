@@ -255,9 +255,8 @@ def run_case(compiled: CompiledCase, bundle: Any, family: frozenset[str] = froze
 def prose_lines(facts: Any) -> frozenset[tuple[str, int]]:
     """(file, line) of the user's own sentences: notes lines outside a pasted block. A message
     quoted there is what the user says was printed, not the output itself."""
-    fenced = [*facts.pasted, *getattr(facts, "fenced", [])]
-    pasted = {(f, n) for f, first, last in fenced for n in range(first, last + 1)}
-    return frozenset((x.file, x.line) for x in facts.notes if (x.file, x.line) not in pasted)
+    fenced = {(f, n) for f, first, last in facts.fenced for n in range(first, last + 1)}
+    return frozenset((x.file, x.line) for x in facts.notes if (x.file, x.line) not in fenced)
 
 
 def _confidence(level: m.Level, score: float, unknown: float) -> str:

@@ -139,19 +139,12 @@ def _as_catalogued(fact: LadderFact, r: QueryResult, case_id: str, family: froze
     they tell the case apart only as far as the catalogue says (a pattern of its own for
     `terminate called after throwing` does not make that line this case's signature)."""
     from dsl.catalogue.index import message_index  # cached; parsed only when a case needs it
+    from kb.match.unexplained import messages_in
 
     entries = message_index().messages
     found: dict[str, IndexedMessage] = {}
     for line in r.lines[:MAX_LINES]:
-        text = line.text[:2000]  # a message sits at a line's start; bound the search
-        lowered = text.lower()
-        hit = [
-            e
-            for e in entries
-            if (not e.literal or e.literal in lowered)
-            and (c := _compiled(e.pattern)) is not None
-            and c.search(text)
-        ]
+        hit = messages_in(line.text, entries)
         if not hit:
             return  # a line no message describes: the pattern is the case's own evidence
         for e in hit:
@@ -306,12 +299,11 @@ def judge(verdicts: list[Verdict]) -> None:
                 if not _absent(by_id.get(c)) and _signs(by_id.get(c))
             }
         )
-        printed = positive
-        if not any(_independent(d, o, lines) for d in printed for o in machine if o is not d):
+        if not any(_independent(d, o, lines) for d in positive for o in machine if o is not d):
             _cap(
                 v,
                 m.Level.LIKELY,
-                f"likely, not confirmed: only {_names(printed)} shows it; nothing "
+                f"likely, not confirmed: only {_names(positive)} shows it; nothing "
                 "independent beside it",
                 [],
             )

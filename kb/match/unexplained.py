@@ -51,6 +51,13 @@ def _matches(entry: IndexedMessage, text: str, lowered: str) -> bool:
     return compiled is not None and compiled.search(text) is not None
 
 
+def messages_in(text: str, entries: list[IndexedMessage]) -> list[IndexedMessage]:
+    """The catalogued messages a line holds (its first MAX_LINE characters)."""
+    text = text[:MAX_LINE]
+    lowered = text.lower()
+    return [e for e in entries if _matches(e, text, lowered)]
+
+
 def _command(causes: list[str], verdicts: dict[str, Verdict]) -> str:
     for case_id in causes:
         v = verdicts.get(case_id)
@@ -67,10 +74,8 @@ def known_messages(lines: list[EvidenceLine], verdicts: list[Verdict]) -> list[K
     by_id = {v.id: v for v in verdicts}
     found: dict[str, KnownMessage] = {}
     for line in lines[:MAX_LINES]:
-        text = line.text[:MAX_LINE]
-        lowered = text.lower()
-        for entry in entries:
-            if entry.id in found or not _matches(entry, text, lowered):
+        for entry in messages_in(line.text, entries):
+            if entry.id in found:
                 continue
             found[entry.id] = KnownMessage(
                 id=entry.id,
