@@ -10,14 +10,13 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from dsl.api import DEFAULT_CASES, known_case_ids, load_cases
-from dsl.catalogue.check import check_catalogue
-from dsl.catalogue.load import CatalogueLoad, default_roots, is_catalogue_path, load_catalogue
-from dsl.diagnostics import Diagnostic, Severity, render
 from kb.cli.options import add_verbosity_options, exit_status
-from kb.lint import lint_cases
+
+if TYPE_CHECKING:  # the language is imported in run(): `kb --help` must not pay for it
+    from dsl.catalogue.load import CatalogueLoad
+    from dsl.diagnostics import Diagnostic
 
 EXIT_CLEAN, EXIT_ERRORS, EXIT_USAGE = 0, 1, 2
 EXIT_STATUS = exit_status(
@@ -57,6 +56,8 @@ def register(subparsers: Any) -> None:
 
 
 def _counts(diagnostics: list[Diagnostic]) -> str:
+    from dsl.diagnostics import Severity
+
     errors = sum(d.severity is Severity.ERROR for d in diagnostics)
     warnings = sum(d.severity is Severity.WARNING for d in diagnostics)
     return f"{errors} error(s), {warnings} warning(s)"
@@ -75,6 +76,10 @@ def summary(
 
 
 def _check_catalogue(roots: list[Path]) -> tuple[CatalogueLoad, list[Diagnostic]]:
+    from dsl.api import known_case_ids
+    from dsl.catalogue.check import check_catalogue
+    from dsl.catalogue.load import load_catalogue
+
     loaded = load_catalogue(roots, with_env=False)
     found = list(loaded.diagnostics)
     found.extend(check_catalogue(loaded.catalogue, known_case_ids()))
@@ -82,6 +87,11 @@ def _check_catalogue(roots: list[Path]) -> tuple[CatalogueLoad, list[Diagnostic]
 
 
 def run(args: argparse.Namespace) -> int:
+    from dsl.api import DEFAULT_CASES, load_cases
+    from dsl.catalogue.load import default_roots, is_catalogue_path
+    from dsl.diagnostics import Severity, render
+    from kb.lint import lint_cases
+
     given = [*args.paths, *args.cases]
     catalogue_roots = [Path(p) for p in given if is_catalogue_path(p)]
     case_roots: list[Path | str] = [p for p in given if not is_catalogue_path(p)]

@@ -5,10 +5,10 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from dsl.api import DEFAULT_CASES, case_paths_from_env
-from dsl.compiler import KnowledgeBase, load_knowledge_base
-from dsl.diagnostics import render_all
+if TYPE_CHECKING:  # imported where used: `kb --help` must not pay for the language
+    from dsl.compiler import KnowledgeBase
 
 
 def add_cases_option(parser: argparse.ArgumentParser) -> None:
@@ -34,12 +34,16 @@ def add_cases_option(parser: argparse.ArgumentParser) -> None:
 
 def case_roots(args: argparse.Namespace) -> list[Path]:
     """Bundled cases (unless --no-bundled), then --cases folders, then KB_CASES folders."""
+    from dsl.api import DEFAULT_CASES, case_paths_from_env
+
     roots: list[Path] = [] if args.no_bundled else [DEFAULT_CASES]
     return roots + list(args.cases) + case_paths_from_env()
 
 
 def load_kb(args: argparse.Namespace) -> KnowledgeBase:
     """The compiled knowledge base; broken cases are reported on stderr and left out."""
+    from dsl.compiler import load_knowledge_base
+    from dsl.diagnostics import render_all
     from kb.lint.drafts import leave_out_drafts
 
     kb = load_knowledge_base(case_roots(args), use_cache=not args.no_cache, with_env=False)

@@ -6,7 +6,6 @@ import argparse
 import sys
 from pathlib import Path
 
-from dsl.compiler import dump_knowledge_base
 from kb.cli.common import add_cases_option, load_kb
 from kb.cli.options import exit_status
 
@@ -39,6 +38,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from dsl.compiler import dump_knowledge_base
+
     kb = load_kb(args)
     if args.show:
         status = EXIT_OK

@@ -8,10 +8,6 @@ import sys
 from typing import Any
 
 from kb.cli.options import add_evidence_argument, evidence_path, exit_status
-from kb.evidence.facts import dump_json
-from kb.evidence.reader import read_evidence
-from kb.evidence.summary import render_summary
-from kb.report.terminal import safe_for_terminal
 
 EXIT_READ, EXIT_USAGE = 0, 2
 EXIT_STATUS = exit_status(
@@ -42,6 +38,11 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from kb.evidence.facts import dump_json
+    from kb.evidence.reader import read_evidence
+    from kb.evidence.summary import render_summary
+    from kb.report.terminal import safe_for_terminal
+
     try:
         bundle = read_evidence(evidence_path(args), workers=args.workers)
     except FileNotFoundError as exc:

@@ -16,11 +16,6 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from dsl.api import DEFAULT_CASES, find_case_files
-from dsl.catalogue.load import catalogue_files, is_catalogue_path
-from dsl.diagnostics import Diagnostic, render
-from dsl.formatter import FormatError, format_declarations, format_text
-from dsl.parser import CaseSyntaxError
 from kb.cli.options import exit_status
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
@@ -75,6 +70,11 @@ def write_atomic(path: Path, text: str) -> None:
 
 def _formatted(path: Path) -> tuple[str | None, str | None]:
     """(original, formatted) text; formatted is None after a reported problem."""
+    from dsl.catalogue.load import is_catalogue_path
+    from dsl.diagnostics import Diagnostic, render
+    from dsl.formatter import FormatError, format_declarations, format_text
+    from dsl.parser import CaseSyntaxError
+
     shown = str(path)
     try:
         text = path.read_bytes().decode("utf-8")
@@ -94,6 +94,10 @@ def _formatted(path: Path) -> tuple[str | None, str | None]:
 
 
 def run(args: argparse.Namespace) -> int:
+    from dsl.api import DEFAULT_CASES, find_case_files
+    from dsl.catalogue.load import catalogue_files, is_catalogue_path
+    from dsl.diagnostics import render
+
     check = args.check or args.diff
     given = args.paths or [DEFAULT_CASES]
     catalogue = [Path(p) for p in given if is_catalogue_path(p)]

@@ -16,7 +16,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from dsl.api import DEFAULT_CASES, case_paths_from_env
 from kb.cli.options import STDIN, exit_status
 from kb.cli.stdin_file import stdin_as_file
 
@@ -85,6 +84,8 @@ def _target_root(args: argparse.Namespace) -> tuple[Path, str | None]:
 
 
 def _existing(case_id: str, root: Path) -> Path | None:
+    from dsl.api import DEFAULT_CASES, case_paths_from_env
+
     for base in [root, DEFAULT_CASES, *case_paths_from_env()]:
         if (base / case_id).exists():
             return base / case_id

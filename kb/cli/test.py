@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kb.cli.common import add_cases_option, case_roots, load_kb
 from kb.cli.options import add_verbosity_options, exit_status
-from kb.fixtures import FixtureOutcome, check_fixture, fixtures_of
+
+if TYPE_CHECKING:  # imported in run(): `kb --help` must not pay for the fixture runner
+    from kb.fixtures import FixtureOutcome
 
 MAX_LINES = 5  # evidence lines shown per fixture (all of them with --verbose)
 EXIT_PASSED, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
@@ -87,6 +89,8 @@ def summary(passed: int, failed: int, gaps: int) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    from kb.fixtures import FixtureOutcome, check_fixture, fixtures_of
+
     kb = load_kb(args)
     known = {c.case.id: c.case for c in kb.cases}
     unknown = [i for i in args.case_ids if i not in known]
