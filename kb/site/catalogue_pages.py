@@ -1,8 +1,9 @@
-"""The catalogue on the site: one page per emitter, one section per message.
+"""The catalogue on the site: an index, one list per emitter, one page per message.
 
-Each message shows what it means (English and Chinese), whether it names one cause or is
-shared, the cases that can print it (linked), its fields, every wording with the releases
-that print it and where it was read, and real samples. Every value is escaped here.
+Each message has a page of its own (`kb.site.message_pages`): what it means, the causes that
+print it, ranked, with the check that tells each apart, the first command, every wording with
+its releases and real samples. An emitter's page lists its messages, linked. Message pages are
+left out of the navigation (nearly a thousand entries on every page); the lists reach them.
 """
 
 from __future__ import annotations
@@ -11,84 +12,43 @@ from collections import defaultdict
 
 from dsl import model as m
 from dsl.catalogue import model as cm
-from kb.site import escape
-from kb.site.escape import Md
+from kb.site import escape, fixture_messages, message_pages
+from kb.site.message_pages import ROLE_WORDS, headline, message_path, slug
 
 INDEX = "messages/index.md"
 # Search weight of a message section against the rest of the site (Material's page boost):
 # a pasted line shares its words with many case pages, and the section holding that very
 # message, with its wordings and real samples, must come first.
 SEARCH_BOOST = 10
-ROLE_WORDS = {
-    "decisive": "decisive: one known cause prints it",
-    "shared": "shared: several causes can print it",
-    "context": "context: it describes the setup, not a failure",
-}
+__all__ = ["ROLE_WORDS", "catalogue_pages", "emitter_path", "message_path"]
 
 
 def emitter_path(emitter: str) -> str:
     return f"messages/{emitter}.md"
 
 
-def _releases(w: cm.Wording) -> str:
-    if w.since and w.until:
-        return f"{w.since} to before {w.until}"
-    if w.since:
-        return f"{w.since} and later"
-    if w.until:
-        return f"before {w.until}"
-    return "releases not recorded"
+def message_page_paths(catalogue: cm.Catalogue) -> set[str]:
+    """The docs paths of the message pages (left out of the navigation)."""
+    return {message_path(i) for i in catalogue.messages}
 
 
-def _source(value: str) -> Md:
-    return escape.link(value, value) if value.startswith("http") else escape.code(value)
-
-
-def _cause(cause: str, cases: dict[str, m.Case]) -> Md:
-    case = cases.get(cause)
-    if case is None:
-        return Md("a cause no case covers yet" if cause == cm.UNKNOWN_CAUSE else escape.code(cause))
-    return Md(f"[{escape.line(case.title.en)}](../cases/{case.id}.md)")
-
-
-def message_section(msg: cm.Message, cases: dict[str, m.Case]) -> Md:
-    """One message: its meaning, role, causes, fields, wordings and samples."""
-    out = [f"## {escape.code(msg.id)} {{ #{msg.id.replace('.', '-')} }}", ""]
-    where = f" ({escape.line(msg.component)})" if msg.component else ""
-    out.append(
-        f"{escape.line(msg.emitter)}{where}, {escape.line(msg.severity)}. {escape.text(msg.means.en)}"
+def _item(msg: cm.Message) -> str:
+    text = headline(msg)
+    short = text if len(text) <= 100 else text[:97] + "…"
+    named = [c for c in msg.causes if c != cm.UNKNOWN_CAUSE]
+    causes = f"; {len(named)} case{'s' if len(named) != 1 else ''}" if named else ""
+    return (
+        f"- [{escape.line(short)}]({slug(msg.id)}.md): {escape.line(msg.role)}{causes}"
+        f" ({escape.code(msg.id)})"
     )
-    out.append("")
-    if msg.means.zh:
-        out += [f"中文：{escape.text(msg.means.zh)}", ""]
-    out.append(f"**Role:** {escape.line(ROLE_WORDS.get(msg.role, msg.role))}.")
-    out.append("")
-    if msg.causes:
-        out.append(
-            "**Can be printed by:** " + "; ".join(_cause(c, cases) for c in msg.causes) + "."
-        )
-        out.append("")
-    if msg.fields:
-        out += ["| field | holds |", "| --- | --- |"]
-        out += [f"| {escape.code(k)} | {escape.line(v)} |" for k, v in msg.fields.items()]
-        out.append("")
-    out += ["**Wordings**, as the emitter prints them across releases:", ""]
-    for w in msg.wordings:
-        shown = w.template if w.template is not None else (w.pattern.pattern if w.pattern else "")
-        source = f"; read from {_source(w.source)}" if w.source else ""
-        out.append(f"- {escape.code(shown)}: {escape.line(_releases(w))}{source}")
-    out.append("")
-    for sample in msg.samples[:3]:
-        seen = f" (seen in {_source(sample.origin)})" if sample.origin else ""
-        out += [f"A real line{seen}:", "", escape.fence(sample.text), ""]
-    return Md("\n".join(out))
 
 
 def catalogue_pages(catalogue: cm.Catalogue, cases: list[m.Case]) -> dict[str, str]:
-    """{docs path: Markdown}: the index and one page per emitter."""
+    """{docs path: Markdown}: the index, one list per emitter and one page per message."""
     if not catalogue.messages:
         return {}
     by_id = {c.id: c for c in cases}
+    counts = fixture_messages.counts(cases)
     by_emitter: dict[str, list[cm.Message]] = defaultdict(list)
     for msg in catalogue.messages.values():
         by_emitter[msg.emitter].append(msg)
@@ -96,13 +56,15 @@ def catalogue_pages(catalogue: cm.Catalogue, cases: list[m.Case]) -> dict[str, s
     index = [
         "---",
         "title: Messages",
-        "description: Every decisive message the cases read, by the tool that prints it",
+        "description: Every message the catalogue knows, by the tool that prints it",
         "---",
         "",
         "# Messages, by the tool that prints them",
         "",
-        "What each message means as its emitter's source defines it, every wording across the "
-        "releases people still run, and the causes that can print it.",
+        "Each message has a page: what it means, the causes that can print it (ranked, each "
+        "with the check that tells it apart), the first command to run, every wording across "
+        "the releases people still run, and real lines. Paste a line into the search box to "
+        "land on its page.",
         "",
     ]
     for emitter in sorted(by_emitter):
@@ -112,14 +74,19 @@ def catalogue_pages(catalogue: cm.Catalogue, cases: list[m.Case]) -> dict[str, s
             "---",
             f"title: {escape.yaml_str(f'Messages printed by {emitter}')}",
             f"description: {escape.yaml_str(f'What each {emitter} message means and which causes print it')}",
-            "search:",
-            f"  boost: {SEARCH_BOOST}",
             "---",
             "",
             f"# Messages printed by {escape.line(emitter)}",
             "",
+            "Each links to its page: what it means, the causes that print it and what to run.",
+            "",
         ]
-        body += [message_section(msg, by_id) for msg in messages]
+        body += [_item(msg) for msg in messages]
         pages[emitter_path(emitter)] = "\n".join(body) + "\n"
+        for msg in messages:
+            path = message_path(msg.id)
+            if path in pages or slug(msg.id) in by_emitter:
+                raise ValueError(f"message page {path} collides with another page")
+            pages[path] = message_pages.page(msg, by_id, counts, SEARCH_BOOST)
     pages[INDEX] = "\n".join(index) + "\n"
     return pages

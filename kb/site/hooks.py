@@ -16,12 +16,13 @@ from typing import Any
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
-from mkdocs.structure.files import File, Files
+from mkdocs.structure.files import File, Files, InclusionLevel
 from mkdocs.structure.pages import Page
 
 from dsl.api import DEFAULT_CASES, LoadResult, case_paths_from_env, load_cases
+from dsl.catalogue import registry as catalogue_registry
 from dsl.diagnostics import Severity, render_all
-from kb.site import casepage, nav, normalise, paste, search_index
+from kb.site import casepage, catalogue_pages, nav, normalise, paste, search_index
 from kb.site.contributing import include_contributing
 from kb.site.pages import TEMPLATES, render_site
 
@@ -67,11 +68,15 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
 
 
 def on_files(files: Files, config: MkDocsConfig) -> Files:
+    # a page per catalogue message: reached from its emitter's list and from search, not
+    # listed in the navigation (nearly a thousand entries repeated on every page)
+    unlisted = catalogue_pages.message_page_paths(catalogue_registry.current())
     for path, content in _pages.items():
         existing = files.get_file_from_path(path)
         if existing is not None:
             raise PluginError(f"site/{path} would hide a generated page; remove it")
-        files.append(File.generated(config, path, content=content))
+        inclusion = InclusionLevel.NOT_IN_NAV if path in unlisted else InclusionLevel.UNDEFINED
+        files.append(File.generated(config, path, content=content, inclusion=inclusion))
     config["nav"] = nav.build(files, [p for p in _pages if p.endswith(".md")])
     return files
 

@@ -2,7 +2,8 @@
 
 MkDocs would fail a strict build on a `nav:` entry whose page does not exist, and the
 language reference is written separately; so the nav is assembled from the files that
-are really there. Pages nobody listed are still added, under their folder.
+are really there. Pages nobody listed are still added, under their folder, except those a
+hook marked as not in the navigation (the catalogue's message pages).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ ERRORS_INDEX = "find/errors/index.md"
 
 def build(files: Files, generated: list[str]) -> list[Any]:
     """Home, Cases, Find a case, Reference; titles here are ours, never from a case."""
-    present = [f.src_uri for f in files.documentation_pages()]
+    present = [f.src_uri for f in files.documentation_pages() if f.inclusion.is_in_nav()]
     have = set(present)
     used: set[str] = set()
 
