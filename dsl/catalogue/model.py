@@ -26,6 +26,7 @@ EMITTERS = (
     "cuda",
     "rdma-core",
     "mellanox-ofed",
+    "nvshmem",
     "linux",
     "glibc",
     "libstdcxx",
