@@ -21,6 +21,7 @@ FIND_PAGES = (
     "tags.md",
 )
 ERRORS_INDEX = "find/errors/index.md"
+TRIAGE_PAGE = "triage.md"
 
 
 def build(files: Files, generated: list[str]) -> list[Any]:
@@ -37,6 +38,8 @@ def build(files: Files, generated: list[str]) -> list[Any]:
     nav: list[Any] = []
     for home in take("index.md"):
         nav.append({"Home": home})
+    for start in take(TRIAGE_PAGE):
+        nav.append({"Start here": start})
     cases = take("cases/index.md")
     case_pages = take(*[p for p in generated if p.startswith("cases/")])
     if cases or case_pages:

@@ -20,8 +20,21 @@ import jinja2
 
 from dsl import model as m
 from dsl.api import LoadResult
+from dsl.catalogue import model as cm
 from dsl.catalogue import registry as catalogue_registry
-from kb.site import casepage, codes, escape, excerpts, phases, plain, seen
+from kb.site import (
+    casepage,
+    code_ranking,
+    codes,
+    escape,
+    excerpts,
+    fixture_messages,
+    message_pages,
+    phases,
+    plain,
+    seen,
+    triage,
+)
 from kb.site.catalogue_pages import catalogue_pages
 from kb.site.escape import Md
 from kb.site.excerpts import excerpt
@@ -32,6 +45,14 @@ DIAGNOSE = "kb diagnose --evidence ./logs"
 DIAGNOSE_ONE = "kb diagnose --evidence ./logs --case {id}"
 MAX_SHARED = 5
 MAX_SHARING = 4  # a symptom more cases show is too common to relate them
+PHASE_ZH = {
+    "launch": "启动与 rendezvous",
+    "first": "第一次集合通信",
+    "mid": "训练中途",
+    "eval": "评估与保存",
+    "shutdown": "退出与重启",
+}
+MAX_CODE_MESSAGES = 12  # catalogue messages listed on an error code's page
 
 
 def case_path(case_id: str) -> str:
@@ -200,6 +221,12 @@ def error_strings(case: m.Case) -> list[tuple[Md, Md | None]]:
     return out
 
 
+def _zh_link(case: m.Case) -> Md:
+    """A case link for a Chinese list: the case's Chinese title when it has one."""
+    title = case.title.zh or case.title.en
+    return Md(f"[{escape.line(title)}](../cases/{quote(case.id, safe='-_.')}.md)")
+
+
 def _grouped(cases: Iterable[m.Case], keys: Any) -> list[tuple[Md, list[Md]]]:
     groups: dict[str, list[m.Case]] = defaultdict(list)
     for case in cases:
@@ -214,16 +241,56 @@ def code_path(code: codes.Code) -> str:
     return f"find/errors/{code.slug}.md"
 
 
-def _code_context(code: codes.Code) -> dict[str, Any]:
+def _short(text: str, limit: int = 100) -> str:
+    return text if len(text) <= limit else text[: limit - 1].rsplit(" ", 1)[0] + " …"
+
+
+def _code_context(
+    code: codes.Code,
+    catalogue: cm.Catalogue,
+    by_id: dict[str, m.Case],
+    counts: dict[tuple[str, str], tuple[int, int]],
+) -> dict[str, Any]:
+    """An error code's page: the catalogue's messages for it, then its cases, ranked."""
+    found = code_ranking.messages_for(code, catalogue)
+    ranked = code_ranking.candidates(code, found, by_id, counts)
+    cases = []
+    for c in ranked:
+        facts = []
+        if c.decisive:
+            facts.append("the catalogue names it as the only cause of one of these messages")
+        if c.fixtures:
+            facts.append(f"printed in {c.printed} of its {c.fixtures} stored real incidents")
+        cases.append(
+            {
+                "link": case_link(c.case, "../../cases/"),
+                "summary": escape.line(c.case.summary.en),
+                "facts": escape.line("; ".join(facts)) if facts else None,
+                "check": c.check.words if c.check else None,
+                "command": casepage.command(c.check.command)
+                if c.check and c.check.command
+                else None,
+            }
+        )
     return {
         "fm_title": Md(escape.yaml_str(code.name)),
         "fm_description": Md(escape.yaml_str(f"Cases that explain {code.name}")),
         "name": escape.code(code.name) if code.kind == "code" else escape.line(code.name),
         "kind": code.kind,
-        "cases": [
-            {"link": case_link(c, "../../cases/"), "summary": escape.line(c.summary.en)}
-            for c in code.cases
+        "ranking": code_ranking.RANKING if found else None,
+        "messages": [
+            {
+                "link": Md(
+                    f"[{escape.line(_short(message_pages.headline(msg)))}]"
+                    f"(../../{message_pages.message_path(msg.id)})"
+                ),
+                "means": escape.line(msg.means.en),
+                "role": escape.line(msg.role),
+            }
+            for msg in found[:MAX_CODE_MESSAGES]
         ],
+        "more_messages": max(0, len(found) - MAX_CODE_MESSAGES),
+        "cases": cases,
     }
 
 
@@ -255,13 +322,35 @@ def _mermaid_text(value: str) -> str:
 
 
 def index_contexts(data: SiteData) -> dict[str, dict[str, Any]]:
-    symptoms = []
-    symptoms_zh = []
-    for case in data.cases:
-        for s in case.symptoms:
-            symptoms.append((s.text.en.lower(), escape.line(s.text.en), case_link(case)))
-            if s.text.zh:
-                symptoms_zh.append((s.text.zh, escape.line(s.text.zh), case_link(case)))
+    groups = phases.by_phase(data.cases)
+    by_phase_en: list[dict[str, Any]] = []
+    by_phase_zh: list[dict[str, Any]] = []
+    for phase, cases in groups:
+        en = sorted(
+            (
+                (s.text.en.lower(), escape.line(s.text.en), case_link(c))
+                for c in cases
+                for s in c.symptoms
+            ),
+            key=lambda x: x[0],
+        )
+        zh = sorted(
+            (s.text.zh, escape.line(s.text.zh), _zh_link(c))
+            for c in cases
+            for s in c.symptoms
+            if s.text.zh
+        )
+        if en:
+            by_phase_en.append(
+                {"title": escape.line(phase.title), "entries": [(t, link) for _k, t, link in en]}
+            )
+        if zh:
+            by_phase_zh.append(
+                {
+                    "title": escape.line(PHASE_ZH.get(phase.key, phase.title)),
+                    "entries": [(t, link) for _k, t, link in zh],
+                }
+            )
     errors = []
     for case in data.cases:
         for pattern, example in error_strings(case):
@@ -284,12 +373,11 @@ def index_contexts(data: SiteData) -> dict[str, dict[str, Any]]:
                     ],
                 }
             )
-    groups = phases.by_phase(data.cases)
     return {
         "cases/index.md": {"groups": by_severity, "count": len(data.cases)},
         "find/symptoms.md": {
-            "symptoms": [(t, link) for _k, t, link in sorted(symptoms, key=lambda s: s[0])],
-            "symptoms_zh": [(t, link) for _k, t, link in sorted(symptoms_zh)],
+            "by_phase_en": by_phase_en,
+            "by_phase_zh": by_phase_zh,
             "errors": errors,
         },
         "find/components.md": {"groups": _grouped(data.cases, lambda c: c.components)},
@@ -352,8 +440,12 @@ def render_site(
         pages[case_path(case.id)] = case_template.render(**context)
     for path, context in index_contexts(data).items():
         pages[path] = env.get_template(INDEX_TEMPLATES[path]).render(**context)
+    catalogue = catalogue_registry.current()
+    counts = fixture_messages.counts(data.cases)
     code_template = env.get_template("error-code.md.j2")
     for code in data.codes:
-        pages[code_path(code)] = code_template.render(**_code_context(code))
-    pages.update(catalogue_pages(catalogue_registry.current(), data.cases))
+        context = _code_context(code, catalogue, data.by_id, counts)
+        pages[code_path(code)] = code_template.render(**context)
+    pages.update(catalogue_pages(catalogue, data.cases, counts))
+    pages[triage.PATH] = triage.page(data.cases)
     return pages

@@ -35,6 +35,7 @@ def test_generated_pages(pages: dict[str, str]) -> None:
         "find/errors/index.md",
         "find/errors/socket-timeout.md",
         "find/phases.md",
+        "triage.md",
     }
     for text in pages.values():
         assert text.startswith("---\ntitle: ")
