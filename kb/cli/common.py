@@ -42,12 +42,12 @@ def case_roots(args: argparse.Namespace) -> list[Path]:
 
 def load_kb(args: argparse.Namespace) -> KnowledgeBase:
     """The compiled knowledge base; broken cases are reported on stderr and left out."""
-    from dsl.compiler import load_knowledge_base
     from dsl.diagnostics import render_all
-    from kb.lint.drafts import leave_out_drafts
 
-    kb = load_knowledge_base(case_roots(args), use_cache=not args.no_cache, with_env=False)
-    leave_out_drafts(kb)  # a draft (TODO text, generic evidence) must not name a cause
+    roots = case_roots(args)
+    kb = None if args.no_cache else _from_snapshot(roots)
+    if kb is None:
+        kb = _compile_kb(roots, use_cache=not args.no_cache)
     if kb.diagnostics:
         errors = [d for d in kb.diagnostics if d.severity.value == "error"]
         if errors:
@@ -57,4 +57,30 @@ def load_kb(args: argparse.Namespace) -> KnowledgeBase:
                 file=sys.stderr,
             )
             print(render_all(errors[:5], kb.sources), file=sys.stderr)
+    return kb
+
+
+def _compile_kb(roots: list[Path], use_cache: bool) -> KnowledgeBase:
+    from dsl.compiler import load_knowledge_base
+    from kb.lint.drafts import leave_out_drafts
+
+    kb = load_knowledge_base(roots, use_cache=use_cache, with_env=False)
+    leave_out_drafts(kb)  # a draft (TODO text, generic evidence) must not name a cause
+    if use_cache:
+        from kb.cache import knowledge
+
+        key = knowledge.snapshot_key(roots)
+        if key is not None:
+            knowledge.store(key, kb)
+    return kb
+
+
+def _from_snapshot(roots: list[Path]) -> KnowledgeBase | None:
+    """The whole knowledge base from its snapshot when nothing it depends on changed."""
+    from kb.cache import knowledge
+
+    key = knowledge.snapshot_key(roots)
+    kb = knowledge.load(key) if key is not None else None
+    if kb is not None:
+        kb.cache_hits = len(kb.cases)  # `kb compile` reports them as read from the cache
     return kb

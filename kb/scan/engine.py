@@ -23,7 +23,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, BinaryIO, Protocol
 
-from kb.scan import _re2, syntax
+from kb.scan import _re2, prepared, syntax
 from kb.scan.regexes import line_regex, validate_regex
 
 try:
@@ -70,6 +70,29 @@ class PatternSet:
         self.engine = engine or ENGINE
         if self.engine not in ENGINES:
             raise ValueError(f"engine {self.engine!r} is not available here (have {ENGINES})")
+        key = prepared.record_key(self.patterns, self.engine) if self.patterns else ""
+        record = prepared.load(key, len(self.patterns)) if self.patterns else None
+        if record is None:
+            self._check()
+            exprs = [syntax.to_line_end(syntax.crlf_dollar(rx)) for _, rx, _ in self.patterns]
+            verify = [
+                i for i, (_, rx, _) in enumerate(self.patterns) if syntax.may_match_newline(rx)
+            ]
+            for i in verify:  # RE2 must accept them now, not halfway through a scan
+                line_regex(self.patterns[i][1], self.patterns[i][2])
+        else:
+            exprs, verify = record
+        self.ids: list[int] = [p[0] for p in self.patterns]
+        self.index_of: dict[int, int] = {pid: i for i, pid in enumerate(self.ids)}
+        # Patterns whose hits must be re-checked on the line alone (see module docstring);
+        # each RE2 program is built on its first use.
+        self.verify: dict[int, Any] = {idx: _LineCheck(*self.patterns[idx][1:]) for idx in verify}
+        self.backend: _Backend | None = self._compile(exprs) if self.patterns else None
+        if record is None and self.patterns:
+            prepared.store(key, exprs, verify)  # only a set that passed every check
+
+    def _check(self) -> None:
+        """Raise ValueError naming the first pattern no engine may run."""
         for pid, rx, ic in self.patterns:
             if not rx or syntax.backtracking_construct(rx) or syntax.buffer_anchor(rx):
                 raise ValueError(f"pattern {pid} {rx!r}: {validate_regex(rx, ic)}")
@@ -84,26 +107,17 @@ class PatternSet:
                 raise ValueError(
                     f"pattern {pid} {rx!r}: matches the empty string, so it would match every line"
                 )
-        self.ids: list[int] = [p[0] for p in self.patterns]
-        self.index_of: dict[int, int] = {pid: i for i, pid in enumerate(self.ids)}
-        # Patterns whose hits must be re-checked on the line alone (see module docstring).
-        self.verify: dict[int, Any] = {
-            idx: line_regex(rx, ic)
-            for idx, (_, rx, ic) in enumerate(self.patterns)
-            if syntax.may_match_newline(rx)
-        }
-        self.backend: _Backend | None = self._compile() if self.patterns else None
 
-    def _compile(self) -> _Backend:
-        exprs = [syntax.to_line_end(syntax.crlf_dollar(rx)).encode() for _, rx, _ in self.patterns]
+    def _compile(self, exprs: list[str]) -> _Backend:
+        encoded = [e.encode() for e in exprs]
         try:
             if self.engine == "hyperscan" and _hyperscan is not None:
                 m, c = _hyperscan.FLAG_MULTILINE, _hyperscan.FLAG_CASELESS
                 flags = [m | (c * ic) for _, _, ic in self.patterns]
-                return _hyperscan.HyperscanBackend(exprs, flags)
+                return _hyperscan.HyperscanBackend(encoded, flags)
             m, c = _re2.FLAG_MULTILINE, _re2.FLAG_CASELESS
             flags = [m | (c * ic) for _, _, ic in self.patterns]
-            return _re2.Re2Backend(exprs, flags)
+            return _re2.Re2Backend(encoded, flags)
         except Exception as exc:
             for pid, rx, ic in self.patterns:
                 problem = validate_regex(rx, ic)
@@ -116,6 +130,18 @@ class PatternSet:
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (_restore, (self.patterns, self.engine))
+
+
+class _LineCheck:
+    """One pattern's RE2 program over a line, compiled when first searched with."""
+
+    __slots__ = ("ignore_case", "regex")
+
+    def __init__(self, regex: str, ignore_case: bool) -> None:
+        self.regex, self.ignore_case = regex, ignore_case
+
+    def search(self, line: bytes) -> Any:
+        return line_regex(self.regex, self.ignore_case).search(line)
 
 
 _RESTORED: dict[tuple[Any, ...], PatternSet] = {}

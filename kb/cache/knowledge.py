@@ -1,0 +1,133 @@
+"""The loaded knowledge base of a set of case folders, kept whole between runs.
+
+A warm `kb diagnose` otherwise validates every compiled case's JSON and every draft check
+with pydantic (about 0.2 s for 40 cases) to rebuild the same objects. The snapshot is a
+pickle of the finished `KnowledgeBase` (drafts already left out), keyed by everything the
+answer depends on: the compiler version, the catalogue's fingerprint, every case file's
+path and bytes, and the size and mtime of every source file of `dsl/` and `kb/` (so an
+edit to the language or the runtime rebuilds it). It sits beside the per-case compile
+cache (`dsl.compiler.cache_dir()`), is written whole (temporary file renamed over it), and
+is read only when its header carries the same key and a hash of the body: a truncated,
+corrupt or foreign file is ignored and rebuilt, never unpickled.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import pickle
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from dsl.compiler import KnowledgeBase
+
+MAGIC = b"kb-knowledge-snapshot/1\n"
+KEEP = 16  # snapshots kept (one per case-folder set and version); the oldest go
+PREFIX = "knowledge-"
+
+
+def _code_signature() -> bytes:
+    """Size and mtime of every source file of the language and the runtime."""
+    import dsl
+    import kb
+
+    h = hashlib.sha256()
+    for package in (dsl, kb):
+        top = Path(package.__file__ or "").resolve().parent
+        for dirpath, dirnames, filenames in os.walk(top):
+            dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
+            for name in sorted(filenames):
+                if name.endswith((".py", ".lark")):
+                    path = os.path.join(dirpath, name)
+                    st = os.stat(path)
+                    h.update(f"{path}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
+    return h.digest()
+
+
+def snapshot_key(roots: Sequence[Path | str]) -> str | None:
+    """The key for these case roots, or None when a case file cannot be read (then the
+    ordinary loader reports it)."""
+    from dsl.api import find_case_files
+    from dsl.catalogue import registry
+    from dsl.compiler import COMPILER_VERSION
+
+    files, problems = find_case_files(roots)
+    h = hashlib.sha256(MAGIC)
+    h.update(COMPILER_VERSION.encode() + b"\0")
+    h.update(registry.fingerprint().encode() + b"\0")
+    h.update(_code_signature())
+    h.update(repr([str(r) for r in roots]).encode() + b"\0")
+    h.update(repr([(p.path, p.message) for p in problems]).encode() + b"\0")
+    h.update(os.getcwd().encode() + b"\0")  # diagnostics name files relative to it
+    for path in files:
+        try:
+            data = path.read_bytes()
+        except OSError:
+            return None
+        h.update(f"{path.resolve()}\0{len(data)}\0".encode())
+        h.update(hashlib.sha256(data).digest())
+    return h.hexdigest()
+
+
+def _path(key: str) -> Path:
+    from dsl.compiler import cache_dir
+
+    return cache_dir() / f"{PREFIX}{key[:32]}.pickle"
+
+
+def load(key: str) -> KnowledgeBase | None:
+    """The snapshot stored under `key`, or None (missing, foreign, corrupt, or stale)."""
+    from dsl.compiler import KnowledgeBase
+
+    try:
+        blob = _path(key).read_bytes()
+    except OSError:
+        return None
+    head = MAGIC + key.encode() + b"\n"
+    if not blob.startswith(head):
+        return None
+    digest, _, body = blob[len(head) :].partition(b"\n")
+    if hashlib.sha256(body).hexdigest().encode() != digest:
+        return None
+    try:
+        found: Any = pickle.loads(body)
+    except Exception:  # a class renamed or moved since: rebuild
+        return None
+    return found if isinstance(found, KnowledgeBase) else None
+
+
+def store(key: str, kb: KnowledgeBase) -> None:
+    """Write the snapshot whole, or not at all (a read-only cache only costs speed)."""
+    target = _path(key)
+    try:
+        body = pickle.dumps(kb, protocol=pickle.HIGHEST_PROTOCOL)
+    except Exception:
+        return  # something in it does not pickle: no snapshot, the ordinary path still works
+    data = MAGIC + key.encode() + b"\n" + hashlib.sha256(body).hexdigest().encode() + b"\n" + body
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".knowledge.", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(data)
+            os.replace(tmp, target)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+        _prune(target.parent)
+    except OSError:
+        pass
+
+
+def _prune(folder: Path, keep: int = KEEP) -> None:
+    try:
+        files = sorted(
+            folder.glob(f"{PREFIX}*.pickle"), key=lambda p: p.stat().st_mtime, reverse=True
+        )
+        for old in files[keep:]:
+            old.unlink(missing_ok=True)
+    except OSError:
+        pass  # another process pruning at the same time, or a read-only cache

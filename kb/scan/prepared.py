@@ -1,0 +1,112 @@
+"""What a pattern set needs before it is compiled, kept on disk once it has passed its checks.
+
+Checking a pattern (no backtracking construct, no buffer anchor, no empty match) and
+rewriting it for the engine (`$` before CRLF, `.*$` after a trailing repetition) is pure
+Python, about 15 ms per 100 patterns, and a warm `kb diagnose` builds the same sets on every
+call. The record is keyed by the patterns, the engine and the source of the modules that
+decide the answer (so an edit to the syntax rules re-checks everything); it is plain JSON,
+written whole (temporary file renamed over it), and a record that is unreadable, foreign or
+of the wrong shape is ignored: the set is then checked again, never trusted.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import tempfile
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+RECORD_VERSION = 1
+KEEP = 128  # records kept on disk (each a few KB); the least recently used go
+SUFFIX = ".prep.json"
+
+
+@lru_cache(maxsize=1)
+def code_version() -> str:
+    """Hash of the modules whose rules a record stores the outcome of."""
+    here = Path(__file__).resolve().parent
+    h = hashlib.sha256(str(RECORD_VERSION).encode())
+    for name in ("syntax.py", "regexes.py", "engine.py", "prepared.py"):
+        try:
+            h.update((here / name).read_bytes())
+        except OSError:
+            h.update(b"<missing>")
+    return h.hexdigest()[:16]
+
+
+def cache_dir() -> Path | None:
+    """Beside the scan databases (`KB_CACHE_DIR`/scan); None when KB_SCAN_CACHE=0."""
+    if os.environ.get("KB_SCAN_CACHE", "1") == "0":
+        return None
+    root = os.environ.get("KB_CACHE_DIR") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "kb"
+    )
+    return Path(root) / "scan"
+
+
+def record_key(patterns: tuple[tuple[int, str, bool], ...], engine: str) -> str:
+    blob = json.dumps([code_version(), engine, patterns], ensure_ascii=True)
+    return hashlib.sha256(blob.encode()).hexdigest()[:32]
+
+
+def _path(key: str) -> Path | None:
+    folder = cache_dir()
+    return folder / f"{key}{SUFFIX}" if folder is not None else None
+
+
+def load(key: str, count: int) -> tuple[list[str], list[int]] | None:
+    """(engine expressions, indexes to re-check on the line) for `count` patterns, or None
+    when there is no usable record."""
+    path = _path(key)
+    if path is None:
+        return None
+    try:
+        doc: Any = json.loads(path.read_bytes())
+    except (OSError, ValueError):
+        return None
+    if not isinstance(doc, dict) or doc.get("key") != key:
+        return None
+    exprs, verify = doc.get("exprs"), doc.get("verify")
+    if not (isinstance(exprs, list) and len(exprs) == count and isinstance(verify, list)):
+        return None
+    if not all(isinstance(e, str) and e for e in exprs):
+        return None
+    if not all(isinstance(i, int) and not isinstance(i, bool) and 0 <= i < count for i in verify):
+        return None
+    with contextlib.suppress(OSError):
+        os.utime(path)  # "recently used" for pruning
+    return exprs, verify
+
+
+def store(key: str, exprs: list[str], verify: list[int]) -> None:
+    """Write the record whole, or not at all: a read-only cache only costs speed."""
+    path = _path(key)
+    if path is None:
+        return
+    data = json.dumps({"key": key, "exprs": exprs, "verify": verify}).encode()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".prep.", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(data)
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+        _prune(path.parent)
+    except OSError:
+        pass
+
+
+def _prune(folder: Path, keep: int = KEEP) -> None:
+    try:
+        files = sorted(folder.glob(f"*{SUFFIX}"), key=lambda p: p.stat().st_mtime, reverse=True)
+        for old in files[keep:]:
+            old.unlink(missing_ok=True)
+    except OSError:
+        pass  # another process pruning at the same time, or a read-only cache

@@ -1,0 +1,97 @@
+"""The whole-knowledge-base snapshot (kb.cache.knowledge): a warm load reads it instead of
+compiling, an edit to a case rebuilds it, and a corrupt or foreign file is ignored."""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+from pathlib import Path
+
+import pytest
+
+from dsl.api import DEFAULT_CASES
+from kb.cache import knowledge
+from kb.cli import common
+
+CASE = "master-port-in-use"
+
+
+@pytest.fixture
+def pack(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """One bundled case, copied into a pack of its own; a fresh cache."""
+    monkeypatch.setenv("KB_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("KB_CASES", raising=False)
+    shutil.copytree(DEFAULT_CASES / CASE, tmp_path / "pack" / CASE)
+    return tmp_path / "pack"
+
+
+def _args(pack: Path) -> argparse.Namespace:
+    return argparse.Namespace(cases=[pack], no_bundled=True, no_cache=False)
+
+
+def _snapshots() -> list[Path]:
+    from dsl.compiler import cache_dir
+
+    return sorted(cache_dir().glob(f"{knowledge.PREFIX}*.pickle"))
+
+
+def _no_compiling(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(*_: object, **__: object) -> None:
+        raise AssertionError("compiled although the snapshot was fresh")
+
+    monkeypatch.setattr(common, "_compile_kb", refuse)
+
+
+def test_a_warm_load_reads_the_snapshot(pack: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    cold = common.load_kb(_args(pack))
+    assert [c.case.id for c in cold.cases] == [CASE]
+    assert len(_snapshots()) == 1
+    _no_compiling(monkeypatch)
+    warm = common.load_kb(_args(pack))
+    assert warm.cases == cold.cases
+    assert warm.scan_patterns() == cold.scan_patterns()
+    assert warm.cache_hits == 1
+
+
+def test_an_edited_case_is_compiled_again(pack: Path) -> None:
+    common.load_kb(_args(pack))
+    case_file = pack / CASE / "case.kb"
+    text = case_file.read_text(encoding="utf-8")
+    marker = "Edited for the snapshot test"
+    assert 'summary """\n    A job' in text
+    edited = text.replace('summary """\n    A job', f'summary """\n    {marker}. A job', 1)
+    case_file.write_text(edited, encoding="utf-8")
+    again = common.load_kb(_args(pack))
+    assert [c.case.id for c in again.cases] == [CASE]
+    assert marker in again.cases[0].case.model_dump_json()
+    assert len(_snapshots()) == 2
+
+
+@pytest.mark.parametrize("damage", ["garbage", "truncated", "foreign-key", "body-changed"])
+def test_a_corrupt_or_foreign_snapshot_is_ignored(
+    pack: Path, monkeypatch: pytest.MonkeyPatch, damage: str
+) -> None:
+    cold = common.load_kb(_args(pack))
+    (path,) = _snapshots()
+    blob = path.read_bytes()
+    if damage == "garbage":
+        path.write_bytes(b"\x80\x05not a pickle at all")
+    elif damage == "truncated":
+        path.write_bytes(blob[: len(blob) // 2])
+    elif damage == "foreign-key":
+        path.write_bytes(blob.replace(blob[len(knowledge.MAGIC) : len(knowledge.MAGIC) + 8],
+                                      b"00000000", 1))  # fmt: skip
+    else:
+        path.write_bytes(blob[:-10] + b"0123456789")
+    key = knowledge.snapshot_key([pack])
+    assert key is not None and knowledge.load(key) is None
+    rebuilt = common.load_kb(_args(pack))  # no crash: compiled again, snapshot rewritten
+    assert rebuilt.cases == cold.cases
+    assert knowledge.load(key) is not None
+
+
+def test_no_cache_neither_reads_nor_writes_it(pack: Path) -> None:
+    args = _args(pack)
+    args.no_cache = True
+    assert [c.case.id for c in common.load_kb(args).cases] == [CASE]
+    assert _snapshots() == []
