@@ -22,7 +22,16 @@ from mkdocs.structure.pages import Page
 from dsl.api import DEFAULT_CASES, LoadResult, case_paths_from_env, load_cases
 from dsl.catalogue import registry as catalogue_registry
 from dsl.diagnostics import Severity, render_all
-from kb.site import casepage, catalogue_pages, nav, normalise, paste, search_index
+from kb.site import (
+    casepage,
+    catalogue_pages,
+    fixture_messages,
+    nav,
+    normalise,
+    paste,
+    paste_messages,
+    search_index,
+)
 from kb.site.contributing import include_contributing
 from kb.site.pages import TEMPLATES, render_site
 
@@ -62,7 +71,10 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
     result = load()
     _pages = render_site(result, language_page=language, repo_url=config.repo_url)
     _pages[NORMALISE_JS] = normalise.javascript()
-    _pages[PASTE_JS] = paste.javascript(list(result.cases))
+    cases = list(result.cases)
+    catalogue = catalogue_registry.current()
+    messages = paste_messages.data(catalogue, cases, fixture_messages.counts(cases))
+    _pages[PASTE_JS] = paste.javascript(cases, messages)
     log.info("kb: %d pages generated from the cases", len(_pages))
     return config
 

@@ -233,8 +233,8 @@ def page(
     ]
     if ranked:
         out += [RANKING, ""]
-        out += [_cause_item(n, c) for n, c in enumerate(ranked, 1)]
-        out.append("")
+        for n, c in enumerate(ranked, 1):
+            out += [_cause_item(n, c), ""]
     if cm.UNKNOWN_CAUSE in msg.causes:
         out += ["Other causes no case covers yet can print it too.", ""]
     if not msg.causes:

@@ -97,12 +97,30 @@ class Visits:
     requests: list[str] = field(default_factory=list)
 
 
+MESSAGE_SAMPLE_LARGEST = 30  # message pages: the largest (most wordings, causes, samples)
+MESSAGE_SAMPLE_STRIDE = 25  # and every 25th of the rest, by name
+
+
+def _message_page(rel: str, emitters: set[str]) -> bool:
+    parts = rel.split("/")
+    return len(parts) == 3 and parts[0] == "messages" and parts[1] not in emitters
+
+
 def _pages(site: Path) -> list[str]:
-    out = []
+    """Every page but the catalogue's ~1,000 message pages, which one generator writes
+    alike: of those, the largest and a spread by name (all of them at two widths would
+    take the better part of an hour)."""
+    from dsl.catalogue.load import load_default
+
+    emitters = {msg.emitter for msg in load_default().messages.values()}
+    out, messages = [], []
     for path in sorted(site.rglob("*.html")):
         rel = path.relative_to(site).as_posix()
-        out.append(rel.removesuffix("index.html"))
-    return out
+        (messages if _message_page(rel, emitters) else out).append(rel)
+    largest = sorted(messages, key=lambda r: -(site / r).stat().st_size)[:MESSAGE_SAMPLE_LARGEST]
+    spread = messages[::MESSAGE_SAMPLE_STRIDE]
+    out += sorted(set(largest) | set(spread))
+    return [rel.removesuffix("index.html") for rel in out]
 
 
 @pytest.fixture(scope="module")

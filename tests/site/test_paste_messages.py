@@ -1,0 +1,132 @@
+"""The pasted-line matcher reads the catalogue: a line holding a message several causes print
+says "can be printed by: A, B, C" (ranked as the message's page ranks them) and never "this
+line matches the case's own patterns" for those causes. The generated script is run in Node
+on the catalogue's own real samples, no browser."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from dsl import model as m
+from dsl.api import load_cases
+from dsl.catalogue import model as cm
+from dsl.catalogue.load import load_catalogue
+from kb.site import fixture_messages, message_pages, paste, paste_messages
+
+NODE = shutil.which("node")
+pytestmark = pytest.mark.skipif(NODE is None, reason="needs Node.js to run the site's script")
+
+HARNESS = """
+global.window = global;
+global.document = { readyState: "complete", currentScript: null,
+                    querySelector: function () { return null; } };
+require(process.argv[2]);
+var lines = JSON.parse(require("fs").readFileSync(process.argv[3], "utf8"));
+process.stdout.write(JSON.stringify(lines.map(function (l) { return window.kbPasteCards(l); })));
+"""
+
+
+@pytest.fixture(scope="module")
+def bundled() -> tuple[cm.Catalogue, list[m.Case], list[dict[str, Any]]]:
+    catalogue = load_catalogue(with_env=False).catalogue
+    cases = list(load_cases(with_env=False).cases)
+    data = paste_messages.data(catalogue, cases, fixture_messages.counts(cases))
+    return catalogue, cases, data
+
+
+def _cards(tmp_path: Path, script: str, lines: list[str]) -> list[list[dict[str, str]]]:
+    (tmp_path / "paste.js").write_text(script, encoding="utf-8")
+    (tmp_path / "harness.js").write_text(HARNESS, encoding="utf-8")
+    (tmp_path / "lines.json").write_text(json.dumps(lines), encoding="utf-8")
+    assert NODE is not None
+    done = subprocess.run(
+        [
+            NODE,
+            str(tmp_path / "harness.js"),
+            str(tmp_path / "paste.js"),
+            str(tmp_path / "lines.json"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def _sampled(
+    data: list[dict[str, Any]], catalogue: cm.Catalogue, shared: bool
+) -> list[tuple[dict[str, Any], str]]:
+    out = []
+    for entry in data:
+        msg = catalogue.messages[entry["id"]]
+        many = len(entry["causes"]) >= 2
+        if msg.samples and (many if shared else entry["decisive"]):
+            out.append((entry, msg.samples[0].text.splitlines()[0]))
+    return out
+
+
+def test_a_shared_message_names_every_cause_and_no_case_claims_the_line(
+    tmp_path: Path, bundled: tuple[cm.Catalogue, list[m.Case], list[dict[str, Any]]]
+) -> None:
+    catalogue, cases, data = bundled
+    probes = _sampled(data, catalogue, shared=True)
+    assert len(probes) >= 10
+    results = _cards(tmp_path, paste.javascript(cases, data), [line for _e, line in probes])
+    named = 0
+    for (entry, line), cards in zip(probes, results, strict=True):
+        mine = [
+            c
+            for c in cards
+            if c["kind"] == "message" and c["href"].endswith(f"messages/{entry['slug']}/")
+        ]
+        if not mine:
+            continue  # the line holds other messages first (only two are shown)
+        named += 1
+        text = mine[0]["text"]
+        assert text.startswith("Can be printed by: "), (line, text)
+        titles = [title for _id, title in entry["causes"]]
+        assert text.index(titles[0]) < text.index(titles[1])  # in the page's order
+        causes = {cid for cid, _t in entry["causes"]}
+        for card in cards:
+            cid = card["href"].rstrip("/").rsplit("/", 1)[-1]
+            if card["kind"] == "case" and cid in causes:
+                assert not card["text"].startswith("This line matches"), (line, card)
+    assert named >= 0.8 * len(probes), (named, len(probes))
+
+
+def test_a_decisive_message_names_its_one_cause(
+    tmp_path: Path, bundled: tuple[cm.Catalogue, list[m.Case], list[dict[str, Any]]]
+) -> None:
+    catalogue, cases, data = bundled
+    probes = _sampled(data, catalogue, shared=False)
+    assert probes
+    results = _cards(tmp_path, paste.javascript(cases, data), [line for _e, line in probes])
+    hits = 0
+    for (entry, _line), cards in zip(probes, results, strict=True):
+        for card in cards:
+            if card["kind"] == "message" and card["href"].endswith(f"messages/{entry['slug']}/"):
+                hits += 1
+                assert card["text"] == (
+                    f"Only one known cause prints this message: {entry['causes'][0][1]}."
+                )
+    assert hits >= 0.8 * len(probes), (hits, len(probes))
+
+
+def test_shipped_messages_link_pages_that_exist(
+    bundled: tuple[cm.Catalogue, list[m.Case], list[dict[str, Any]]],
+) -> None:
+    catalogue, cases, data = bundled
+    ids = {c.id for c in cases}
+    assert len(data) >= 100
+    for entry in data:
+        assert message_pages.message_path(entry["id"]) == f"messages/{entry['slug']}.md"
+        assert {cid for cid, _t in entry["causes"]} <= ids
+        assert entry["id"] in catalogue.messages
