@@ -246,6 +246,8 @@ SCRIPT = r"""
     return out.slice(0, window.kbPasteLimits.shown).map(function (s) { return s[1]; });
   }
   window.kbPasteMatch = match;
+  var titles = {};
+  cases.forEach(function (c) { titles[c.id] = c.title; });
   var catalogue = (window.kbPasteMessages || []).map(function (m) {
     try { return { m: m, re: new RegExp(m.pattern, "m") }; } catch (e) { return null; }
   }).filter(function (x) { return x; });
@@ -264,16 +266,16 @@ SCRIPT = r"""
   function cards(line) {
     var out = [], said = {};
     messagesIn(line).slice(0, window.kbPasteLimits.messages).forEach(function (m) {
-      var names = m.causes.map(function (c) { return c[1]; });
+      var names = m.causes.map(function (id) { return titles[id] || id; });
       var text = m.decisive
         ? "Only one known cause prints this message: " + names[0] + "."
         : "Can be printed by: " + names.join("; ") +
           (m.others ? "; or a cause no case covers yet" : "") +
           ". kb diagnose --evidence ./logs tells them apart.";
-      out.push({ href: base + "messages/" + m.slug + "/", title: m.text, text: text,
+      out.push({ href: base + "messages/" + m.id.replace(/\./g, "-") + "/", title: m.text, text: text,
                  kind: "message" });
-      m.causes.forEach(function (c) {
-        if (!said[c[0]]) said[c[0]] = m.decisive ? "only" : "shared";
+      m.causes.forEach(function (id) {
+        if (!said[id]) said[id] = m.decisive ? "only" : "shared";
       });
     });
     match(line).forEach(function (c) {

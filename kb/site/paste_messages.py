@@ -35,10 +35,9 @@ def data(
         out.append(
             {
                 "id": msg.id,
-                "slug": message_pages.slug(msg.id),
                 "text": message_pages.headline(msg)[:160],
                 "decisive": bool(ranked[0].decisive),
-                "causes": [[c.id, c.case.title.en] for c in ranked if c.case is not None],
+                "causes": [c.id for c in ranked],  # titles come with the cases' own data
                 "others": others,
                 "pattern": paste.javascript_source(entry.pattern),
                 "literal": entry.literal,
