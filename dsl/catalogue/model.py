@@ -27,6 +27,8 @@ EMITTERS = (
     "rdma-core",
     "mellanox-ofed",
     "nvshmem",
+    "aws-ofi-nccl",
+    "libfabric",
     "linux",
     "glibc",
     "libstdcxx",
