@@ -9,6 +9,7 @@ kept in the compile cache, keyed on the catalogue's fingerprint.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from pydantic import BaseModel, Field, ValidationError
 
@@ -16,6 +17,8 @@ from dsl.catalogue import registry
 from dsl.compiler import cache_dir, write_cache_file
 
 MIN_LITERAL = 4  # a shorter run is no use as a pre-filter
+MAX_LINE = 2000  # characters of a line looked at: a message sits at a line's start, and a
+# catalogue pattern run over a 200 KB line (a fuzzed log, a minified dump) can take seconds
 
 
 class IndexedMessage(BaseModel):
@@ -83,9 +86,23 @@ def build() -> MessageIndex:
     return out
 
 
+_loaded: dict[str, MessageIndex] = {}  # this process's copy, per fingerprint
+
+
 def message_index() -> MessageIndex:
-    """The index for the installed catalogue: from the cache when its fingerprint matches."""
+    """The index for the installed catalogue: from the cache when its fingerprint matches.
+
+    Read once per process and catalogue: the file is ~1 MB of JSON (0.3 s to validate), and
+    the ladder, the reader and the report each ask for it."""
     fingerprint = registry.fingerprint()
+    if fingerprint in _loaded:
+        return _loaded[fingerprint]
+    _loaded.clear()
+    _loaded[fingerprint] = index = _read_or_build(fingerprint)
+    return index
+
+
+def _read_or_build(fingerprint: str) -> MessageIndex:
     path = cache_dir() / f"catalogue-index-v{INDEX_VERSION}-{fingerprint[:32] or 'none'}.json"
     try:
         cached = MessageIndex.model_validate_json(path.read_bytes())
@@ -96,3 +113,26 @@ def message_index() -> MessageIndex:
     index = build()
     write_cache_file(path, index.model_dump_json().encode("utf-8"))
     return index
+
+
+@lru_cache(maxsize=2048)
+def compiled(pattern: str) -> re.Pattern[str] | None:
+    """An index pattern, compiled once; None for RE2 syntax Python lacks."""
+    try:
+        return re.compile(pattern)
+    except re.error:
+        return None
+
+
+def _matches(entry: IndexedMessage, text: str, lowered: str) -> bool:
+    if entry.literal and entry.literal not in lowered:
+        return False
+    found = compiled(entry.pattern)
+    return found is not None and found.search(text) is not None
+
+
+def messages_in(text: str, entries: list[IndexedMessage]) -> list[IndexedMessage]:
+    """The catalogued messages a line holds (its first MAX_LINE characters)."""
+    text = text[:MAX_LINE]
+    lowered = text.lower()
+    return [e for e in entries if _matches(e, text, lowered)]

@@ -128,18 +128,19 @@ def facts_for(
             and not isinstance(q, MessageQuery)
             and not fact.said
         ):
-            _as_catalogued(fact, r, case.id, family)
+            _as_catalogued(fact, q, r, case.id, family)
         fact.roles = roles
         out.append(fact)
     return out
 
 
-def _as_catalogued(fact: LadderFact, r: QueryResult, case_id: str, family: frozenset[str]) -> None:
+def _as_catalogued(
+    fact: LadderFact, q: m.LogQuery, r: QueryResult, case_id: str, family: frozenset[str]
+) -> None:
     """A case's own pattern over lines the catalogue knows: the lines are those messages, and
     they tell the case apart only as far as the catalogue says (a pattern of its own for
     `terminate called after throwing` does not make that line this case's signature)."""
-    from dsl.catalogue.index import message_index  # cached; parsed only when a case needs it
-    from kb.match.unexplained import messages_in
+    from dsl.catalogue.index import message_index, messages_in  # only when a case needs it
 
     entries = message_index().messages
     found: dict[str, IndexedMessage] = {}
@@ -159,7 +160,9 @@ def _as_catalogued(fact: LadderFact, r: QueryResult, case_id: str, family: froze
             return  # decisive for this case: own evidence indeed
         siblings |= named - {case_id}
     if all(e.role == CONTEXT for e in found.values()):
-        fact.strength = CONTEXT
+        # a status line narrowed by the case (`keeps` says the condition `where` cannot
+        # express: a prefix, an entry of a list) is its own fact, as with `where`
+        fact.strength = OWN if getattr(q, "keeps", None) else CONTEXT
         return
     fact.strength = SHARED
     fact.siblings = sorted(siblings)

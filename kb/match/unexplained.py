@@ -9,18 +9,13 @@ so this costs no second scan.
 
 from __future__ import annotations
 
-import re
-from functools import lru_cache
-
 from pydantic import BaseModel, Field
 
-from dsl.catalogue.index import IndexedMessage, message_index
+from dsl.catalogue.index import message_index, messages_in
 from kb.evidence.facts import EvidenceLine
 from kb.match.results import Verdict
 
 MAX_LINES = 2000  # lines looked at
-MAX_LINE = 2000  # characters of a line looked at: a message sits at a line's start, and a
-# catalogue pattern run over a 200 KB line (a fuzzed log, a minified dump) can take seconds
 MAX_SHOWN = 8  # messages reported
 UNKNOWN = "unknown"
 
@@ -34,28 +29,6 @@ class KnownMessage(BaseModel):
     line: EvidenceLine
     causes: list[str] = Field(default_factory=list)  # case ids; "unknown" = others exist
     tell_apart: str = ""  # a command that would separate the causes, when one is known
-
-
-@lru_cache(maxsize=2048)
-def _compiled(pattern: str) -> re.Pattern[str] | None:
-    try:
-        return re.compile(pattern)
-    except re.error:
-        return None
-
-
-def _matches(entry: IndexedMessage, text: str, lowered: str) -> bool:
-    if entry.literal and entry.literal not in lowered:
-        return False
-    compiled = _compiled(entry.pattern)
-    return compiled is not None and compiled.search(text) is not None
-
-
-def messages_in(text: str, entries: list[IndexedMessage]) -> list[IndexedMessage]:
-    """The catalogued messages a line holds (its first MAX_LINE characters)."""
-    text = text[:MAX_LINE]
-    lowered = text.lower()
-    return [e for e in entries if _matches(e, text, lowered)]
 
 
 def _command(causes: list[str], verdicts: dict[str, Verdict]) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from kb.evidence.catalogued import is_catalogued_message
 from kb.evidence.context import FileContext
 from kb.evidence.facts import Device, PackageCapture
 from kb.evidence.ranks import grep_prefix
@@ -37,10 +38,10 @@ class NotesSource(WholeFileSource):
 
     @classmethod
     def sniff(cls, head: str, name: str) -> float:
-        if tool_output(head):
-            return 0.0  # `error.txt` holding `RuntimeError: …` is a log, whatever its name
         stem = name.rsplit(".", 1)
         ext = stem[1].lower() if len(stem) == 2 else ""
+        if tool_output(head, catalogue=ext not in ("md", "rst")):
+            return 0.0  # `error.txt` holding `RuntimeError: …` is a log, whatever its name
         if ext in _PROGRAM_OUTPUT:
             return 0.0  # `train.log` was written by a program (a redirect, a tee), never typed
         if ext in ("md", "rst"):
@@ -144,6 +145,7 @@ def mostly_prose(head: str) -> bool:
         if not _LOG_MARK.search(ln)
         and (len(_WORD.findall(ln)) >= 4 or len(_CJK.findall(ln)) >= 8)
         and sum(len(w) for w in _WORD.findall(ln)) >= 0.6 * len(ln.strip())
+        and not is_catalogued_message(ln)  # a message that reads like a sentence is output
     )
     return prose >= 0.8 * len(lines)
 
@@ -159,8 +161,9 @@ _TOOL_LINE = re.compile(
 _MAX_TOOL_LINES = 12
 
 
-def tool_output(head: str) -> bool:
-    """A small file every line of which a program printed (an error pasted into `error.txt`).
+def tool_output(head: str, catalogue: bool = True) -> bool:
+    """A small file every line of which a program printed (an error pasted into `error.txt`):
+    a line of a shape only programs print, or (with `catalogue`) a catalogued message.
 
     >>> tool_output("torch.distributed.DistBackendError: NCCL error in: x.cpp:1970\\n")
     True
@@ -170,7 +173,10 @@ def tool_output(head: str) -> bool:
     lines = [ln for ln in head.splitlines() if ln.strip()]
     if not lines or len(lines) > _MAX_TOOL_LINES:
         return False
-    return all(_TOOL_LINE.search(_ungrepped(ln)) for ln in lines)
+    return all(
+        _TOOL_LINE.search(_ungrepped(ln)) or (catalogue and is_catalogued_message(_ungrepped(ln)))
+        for ln in lines
+    )
 
 
 def _ungrepped(line: str) -> str:

@@ -20,6 +20,8 @@ ERROR_LINES = {
     'distributed_c10d.py", line 2050, in all_reduce\n    work = group.allreduce([tensor], opts)\n'
     "torch.distributed.DistBackendError: NCCL error\n",
     "description": "[rank1]: RuntimeError: CUDA error: an illegal memory access was encountered\n",
+    # no shape of a log line (no prefix, no `Error:`), but a message the catalogue knows
+    "nccl-error.txt": "Duplicate GPU detected : rank 7 and rank 5 both on CUDA device 10000\n",
 }
 
 
@@ -35,6 +37,9 @@ PROSE = {
     "hang.txt": "We launch it with torchrun on two nodes and it hangs after the NCCL init.\n",
     "what I see.txt": "Training with deepspeed on four nodes stops after the first step and "
     "nothing is printed any more.\n",
+    # a catalogued message quoted inside a sentence is still the user's words
+    "report.txt": "On one node with 8 GPUs it always stops with Duplicate GPU detected, and "
+    "the pair of ranks it names changes from run to run.\n",
 }
 
 

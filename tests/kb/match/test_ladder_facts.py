@@ -95,3 +95,18 @@ def test_a_cases_own_pattern_over_a_catalogued_line_takes_the_catalogues_word(
     fact = _fact(case, {"cxx_terminate": _true("cxx_terminate", "log", line)}, "cxx_terminate")
     assert fact.strength == "context"
     assert fact.messages == ["libstdcxx.terminate.uncaught-exception"]
+
+
+def test_a_status_line_the_case_narrows_with_keeps_is_its_own_fact(
+    cases: dict[str, Case],
+) -> None:
+    """NCCL's `Bootstrap : Using` line is context; a case pattern that picks out a bridge or
+    loopback entry (a prefix inside a list, which `where` cannot say: `keeps`) is the case's
+    own fact, as a `where` on the message would be."""
+    case = cases["nccl-socket-wrong-interface"]
+    query = case.query("bad_iface")
+    assert query is not None and getattr(query, "keeps", None)
+    line = "node2:88:88 [0] NCCL INFO Bootstrap : Using docker0:172.17.0.1<0>"
+    fact = _fact(case, {"bad_iface": _true("bad_iface", "log", line)}, "bad_iface")
+    assert fact.strength == "own"
+    assert fact.messages  # the line is a catalogued message all the same
