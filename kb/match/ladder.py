@@ -291,7 +291,8 @@ def judge(verdicts: list[Verdict]) -> None:
         if raw is not m.Level.CONFIRMED:
             continue
         lines = _lines(v)
-        machine = [f for f in v.facts if f.strength in (DECISIVE, OWN, SHARED)]
+        # the independent fact is machine output too: the user's words never corroborate
+        machine = [f for f in v.facts if f.strength in (DECISIVE, OWN, SHARED) and not f.said]
         # every other cause of its signature's shared messages must be known absent
         open_rivals = sorted(
             {

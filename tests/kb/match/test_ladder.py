@@ -92,6 +92,15 @@ def test_one_fact_without_an_independent_one_is_likely() -> None:
     assert v.level == "likely" and "nothing independent" in v.stopped
 
 
+def test_the_users_words_do_not_corroborate() -> None:
+    """A printed fact of the case's own plus a device the user names (a hardware query over
+    their notes) is one machine fact: likely, not confirmed."""
+    words = LadderFact(query="gpu_model", strength="own", roles=["support"], said=True)
+    v = _verdict("case", "confirmed", [OWN, words], {"script": [3], "gpu_model": [7]})
+    judge([v])
+    assert v.level == "likely" and "nothing independent" in v.stopped
+
+
 def test_copies_of_one_message_are_one_fact() -> None:
     a = LadderFact(query="a", strength="decisive", messages=["m.x"], roles=["require"])
     b = LadderFact(query="b", strength="decisive", messages=["m.x"], roles=["require"])
