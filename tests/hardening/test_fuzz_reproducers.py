@@ -71,3 +71,23 @@ def _remove_chain(top: Path) -> None:
         (top / "d").rmdir()
         if (top / "lifted").is_dir():
             (top / "lifted").rename(top / "d")
+
+
+def test_a_long_line_of_word_characters_is_no_grep_prefix_in_linear_time() -> None:
+    """The `grep -H` prefix pattern paired a lazy and a greedy run over the same characters:
+    0.18 s of CPU on an 8 KB line and quadratic beyond (a fuzzed 19 MB archive spent its
+    CPU budget on it). A 400 KB line now costs well under the 5 CPU seconds this child is
+    allowed; the old pattern needed minutes of CPU for it and the kernel would end it."""
+    import subprocess
+    import sys
+
+    code = (
+        "import resource; resource.setrlimit(resource.RLIMIT_CPU, (5, 5))\n"
+        "from kb.evidence.ranks import grep_prefix\n"
+        "assert grep_prefix('a' * 400_000) is None\n"
+        "assert grep_prefix('b/' * 2000 + 'c' * 400_000 + '.log') is None\n"
+        "assert grep_prefix('logs/rank3.log:12:boom') == ('logs/rank3.log', 'boom')\n"
+        "print('ok')\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-500:]
