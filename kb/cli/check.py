@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from kb.cli.options import add_verbosity_options, exit_status
 
 if TYPE_CHECKING:  # the language is imported in run(): `kb --help` must not pay for it
+    from dsl import model as m
     from dsl.catalogue.load import CatalogueLoad
     from dsl.diagnostics import Diagnostic
 
@@ -55,6 +56,13 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(func=run)
 
 
+def lint_cases(cases: list[m.Case]) -> list[Diagnostic]:
+    """`kb.lint.lint_cases`, imported on first use (a module attribute tests can replace)."""
+    from kb.lint import lint_cases as run_lints
+
+    return run_lints(cases)
+
+
 def _counts(diagnostics: list[Diagnostic]) -> str:
     from dsl.diagnostics import Severity
 
@@ -90,7 +98,6 @@ def run(args: argparse.Namespace) -> int:
     from dsl.api import DEFAULT_CASES, load_cases
     from dsl.catalogue.load import default_roots, is_catalogue_path
     from dsl.diagnostics import Severity, render
-    from kb.lint import lint_cases
 
     given = [*args.paths, *args.cases]
     catalogue_roots = [Path(p) for p in given if is_catalogue_path(p)]

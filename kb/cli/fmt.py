@@ -9,10 +9,8 @@ parsed or printed, 2 on usage errors.
 from __future__ import annotations
 
 import argparse
-import difflib
 import os
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -55,6 +53,8 @@ def register(subparsers: Any) -> None:
 
 def write_atomic(path: Path, text: str) -> None:
     """Replace `path` by `text` in one step, keeping its permissions."""
+    import tempfile
+
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
@@ -116,6 +116,8 @@ def run(args: argparse.Namespace) -> int:
             continue
         changed += 1
         if args.diff:
+            import difflib
+
             sys.stdout.writelines(
                 difflib.unified_diff(
                     (original or "").splitlines(keepends=True),

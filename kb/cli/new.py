@@ -10,9 +10,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
-import shutil
 import sys
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -92,19 +90,30 @@ def _existing(case_id: str, root: Path) -> Path | None:
     return None
 
 
+def _remove(folder: Path) -> None:
+    import shutil
+
+    shutil.rmtree(folder, ignore_errors=True)
+
+
 def _fail(message: str) -> int:
     print(f"kb new: {message}", file=sys.stderr)
     return 2
 
 
-@dataclass
 class Made:
     """What `kb new` wrote, and what it has to say about it once everything is on disk."""
 
-    folder: Path
-    out: list[str] = field(default_factory=list)
-    err: list[str] = field(default_factory=list)
-    code: int = 0
+    def __init__(
+        self,
+        folder: Path,
+        out: list[str] | None = None,
+        err: list[str] | None = None,
+        code: int = 0,
+    ) -> None:  # a plain class: `dataclasses` costs `kb --help` 8 ms of imports
+        self.folder, self.code = folder, code
+        self.out: list[str] = out if out is not None else []
+        self.err: list[str] = err if err is not None else []
 
 
 def run(args: argparse.Namespace) -> int:
@@ -131,10 +140,10 @@ def run(args: argparse.Namespace) -> int:
     try:
         made = _make(args, case_id, folder, evidence)
     except OSError as exc:
-        shutil.rmtree(folder, ignore_errors=True)
+        _remove(folder)
         return _fail(f"cannot write {folder}: {exc.strerror or exc}")
     except BaseException as exc:  # never leave a half-made case that blocks the same id
-        shutil.rmtree(folder, ignore_errors=True)
+        _remove(folder)
         if not isinstance(exc, Exception):
             raise  # Ctrl-C: the folder is gone, the interrupt goes on
         return _fail(
@@ -205,7 +214,7 @@ def _draft(args: argparse.Namespace, case_id: str, folder: Path, evidence: Path)
     if fixture.name != name:
         (folder / "fixtures" / "positive" / name).rename(fixture)
     if not report.written:
-        shutil.rmtree(folder, ignore_errors=True)
+        _remove(folder)
         _fail(
             f"no readable text files in {evidence}"
             + "".join(f"\n  skipped {s}" for s in report.skipped)

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import contextlib
 import sys
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -33,6 +32,8 @@ def stdin_as_file(prog: str) -> Iterator[Path]:
         )
     else:
         suffix = ".gz" if spooled.gz else ""
+    import tempfile  # here: `kb --help` must not pay for it
+
     with tempfile.TemporaryDirectory(prefix="kb-stdin-") as tmp:
         path = Path(tmp) / f"stdin{suffix}"
         with path.open("wb") as out:

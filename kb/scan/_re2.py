@@ -41,15 +41,24 @@ class Re2Backend:
 
     def __init__(self, exprs: list[bytes], flags: list[int]) -> None:
         self.n = len(exprs)
-        self._regexes = [
-            re2.compile(_prefixed(e, f), options(bool(f & FLAG_CASELESS)))
-            for e, f in zip(exprs, flags, strict=True)
-        ]
+        self._exprs, self._flags = exprs, flags
+        # Each pattern's own program is built the first time the Set says it occurs: a warm
+        # `kb diagnose` otherwise compiles ~150 notes patterns of which a few ever hit.
+        self._regexes: list[re2._Regexp | None] = [None] * self.n
         # A Set takes one Options for all; case-insensitivity goes inline instead.
         self._set = re2.Set.SearchSet(options())
-        for e, f in zip(exprs, flags, strict=True):
+        for e, f in zip(exprs, flags, strict=True):  # a pattern RE2 refuses raises here
             self._set.Add((b"(?i)" if f & FLAG_CASELESS else b"") + _prefixed(e, f))
         self._set.Compile()
+
+    def _regex(self, idx: int) -> re2._Regexp:
+        found = self._regexes[idx]
+        if found is None:
+            e, f = self._exprs[idx], self._flags[idx]
+            found = self._regexes[idx] = re2.compile(
+                _prefixed(e, f), options(bool(f & FLAG_CASELESS))
+            )
+        return found
 
     def _present(self, data: bytes) -> list[int]:
         return self._set.Match(data) or []
@@ -61,7 +70,7 @@ class Re2Backend:
         for idx in self._present(text):
             if muted and idx in muted:
                 continue
-            out.extend(m.end() * n + idx for m in self._regexes[idx].finditer(text))
+            out.extend(m.end() * n + idx for m in self._regex(idx).finditer(text))
         return out
 
     def line_stream(self, limit: int) -> Re2Line:
