@@ -4,18 +4,19 @@ The reader decides whether a small file (or an issue's block) is the user's pros
 program's output. A hand-kept list of line shapes (`NCCL WARN`, `RuntimeError:`, a frame)
 misses most messages: `Duplicate GPU detected : rank 7 and rank 5 both on CUDA device 10000`
 reads like a sentence. The catalogue knows every decisive message as its emitter prints it,
-so a line that *is* one of them (the message covers most of the line, not a quote inside a
-sentence) is machine output.
+so a line that *is* one of them is machine output: the message starts the line, or follows a
+prefix a program writes (a host, a rank, a time, a severity), not words of a sentence
+("it always stops with Duplicate GPU detected" is the user quoting it).
 """
 
 from __future__ import annotations
 
 import re
 
-COVERS = 0.6  # of the line's non-blank characters the message must span: a quote inside a
-# sentence ("I get `Duplicate GPU detected` when …") spans less
-MAX_LINE = 400  # longer lines are not a one-line paste; the shapes list decides them
+MAX_LINE = 2000  # the index reads as much of a line
 MIN_LINE = 12
+_PROSE_WORD = re.compile(r"\b[a-z]{2,}\b")  # a lower-case word: prefixes programs write have
+# none or one (`root` in `INFO:root:`), a sentence before a quote has several
 
 
 def is_catalogued_message(line: str) -> bool:
@@ -25,16 +26,17 @@ def is_catalogued_message(line: str) -> bool:
     True
     >>> is_catalogued_message("Running on 8 GPUs, it fails with a duplicate GPU complaint each time.")
     False
+    >>> is_catalogued_message("It always stops with Duplicate GPU detected : rank 1 and rank 0 both on CUDA device 1a000")
+    False
     """
     text = line.strip()
     if not MIN_LINE <= len(text) <= MAX_LINE:
         return False
     from dsl.catalogue.index import compiled, message_index, messages_in  # only when asked
 
-    solid = len(re.sub(r"\s+", "", text))
     for entry in messages_in(text, message_index().messages):
         pattern = compiled(entry.pattern)
         found = pattern.search(text) if pattern else None
-        if found and len(re.sub(r"\s+", "", found.group(0))) >= COVERS * solid:
+        if found and len(_PROSE_WORD.findall(text[: found.start()])) < 2:
             return True
     return False
