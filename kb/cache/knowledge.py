@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from dsl.compiler import KnowledgeBase
 
 MAGIC = b"kb-knowledge-snapshot/1\n"
-KEEP = 16  # snapshots kept (one per case-folder set and version); the oldest go
+KEEP = 8  # snapshots kept (~2 MB each; one per case-folder set and version); the oldest go
 PREFIX = "knowledge-"
 
 
@@ -102,8 +102,12 @@ def load(key: str) -> KnowledgeBase | None:
 def store(key: str, kb: KnowledgeBase) -> None:
     """Write the snapshot whole, or not at all (a read-only cache only costs speed)."""
     target = _path(key)
+    # a source text is only read to show a diagnostic's caret: keep those (a quarter of the
+    # snapshot otherwise, and a warm load from the per-case cache has none either)
+    shown = {d.path for d in kb.diagnostics}
+    slim = kb.model_copy(update={"sources": {k: v for k, v in kb.sources.items() if k in shown}})
     try:
-        body = pickle.dumps(kb, protocol=pickle.HIGHEST_PROTOCOL)
+        body = pickle.dumps(slim, protocol=pickle.HIGHEST_PROTOCOL)
     except Exception:
         return  # something in it does not pickle: no snapshot, the ordinary path still works
     data = MAGIC + key.encode() + b"\n" + hashlib.sha256(body).hexdigest().encode() + b"\n" + body

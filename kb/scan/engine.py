@@ -23,7 +23,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, BinaryIO, Protocol
 
-from kb.scan import _re2, prepared, syntax
+from kb.scan import _re2, prepared, shared, syntax
 from kb.scan.regexes import line_regex, validate_regex
 
 try:
@@ -110,14 +110,21 @@ class PatternSet:
 
     def _compile(self, exprs: list[str]) -> _Backend:
         encoded = [e.encode() for e in exprs]
-        try:
-            if self.engine == "hyperscan" and _hyperscan is not None:
-                m, c = _hyperscan.FLAG_MULTILINE, _hyperscan.FLAG_CASELESS
-                flags = [m | (c * ic) for _, _, ic in self.patterns]
-                return _hyperscan.HyperscanBackend(encoded, flags)
+        hyper = self.engine == "hyperscan" and _hyperscan is not None
+        if hyper:
+            m, c = _hyperscan.FLAG_MULTILINE, _hyperscan.FLAG_CASELESS
+        else:
             m, c = _re2.FLAG_MULTILINE, _re2.FLAG_CASELESS
-            flags = [m | (c * ic) for _, _, ic in self.patterns]
-            return _re2.Re2Backend(encoded, flags)
+        flags = [m | (c * ic) for _, _, ic in self.patterns]
+        order, members = shared.distinct(encoded, flags)
+        if len(order) < len(encoded):  # the same expression twice: compiled and matched once
+            encoded, flags = [encoded[i] for i in order], [flags[i] for i in order]
+        make = _hyperscan.HyperscanBackend if hyper else _re2.Re2Backend
+        try:
+            inner = make(encoded, flags)
+            if len(order) == len(self.patterns):
+                return inner
+            return shared.Shared(inner, members, len(self.patterns))
         except Exception as exc:
             for pid, rx, ic in self.patterns:
                 problem = validate_regex(rx, ic)

@@ -95,3 +95,20 @@ def test_no_cache_neither_reads_nor_writes_it(pack: Path) -> None:
     args.no_cache = True
     assert [c.case.id for c in common.load_kb(args).cases] == [CASE]
     assert _snapshots() == []
+
+
+def test_a_broken_case_is_reported_the_same_from_the_snapshot(
+    pack: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    broken = pack / "broken-case" / "case.kb"
+    broken.parent.mkdir()
+    broken.write_text("case broken-case {\n  title \n", encoding="utf-8")
+    cold = common.load_kb(_args(pack))
+    cold_err = capsys.readouterr().err
+    assert "broken-case" in cold_err and "^" in cold_err  # the caret needs the source text
+    _no_compiling(monkeypatch)
+    warm = common.load_kb(_args(pack))
+    assert capsys.readouterr().err == cold_err
+    assert warm.diagnostics == cold.diagnostics
+    assert [c.case.id for c in warm.cases] == [CASE]
+    assert all(path in {d.path for d in warm.diagnostics} for path in warm.sources)
