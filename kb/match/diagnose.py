@@ -418,6 +418,8 @@ def diagnose_bundle(kb: KnowledgeBase, bundle: Any, only: str | None = None) -> 
             if any(f == ln.file and a <= ln.line <= b for f, a, b in facts.pasted)
         ]
         diagnosis.known_messages = known_messages([*facts.suspicious, *quoted], verdicts)
+        possible = _named_by_the_catalogue(verdicts, diagnosis.known_messages)
+        diagnosis.possible = possible
     if not matches:
         by_rank: dict[str, list[EvidenceLine]] = defaultdict(list)
         for ln in facts.suspicious:
@@ -427,6 +429,42 @@ def diagnose_bundle(kb: KnowledgeBase, bundle: Any, only: str | None = None) -> 
         diagnosis.last_progress = {str(r): ln for r, ln in sorted(facts.last_progress.items())}
         diagnosis.next_steps = plan(possible + near, GENERIC_NEXT_STEPS)
     return diagnosis
+
+
+def _named_by_the_catalogue(verdicts: list[Verdict], known: list[KnownMessage]) -> list[Verdict]:
+    """Never silent: when no case reached a level but the folder holds catalogued messages,
+    the cases the catalogue names among each message's causes are possible, from the message
+    alone (its proof may simply be missing from the excerpt). A case that ruled itself out
+    stays out; a message only it prints goes first, then the case named by more messages."""
+    by_id = {v.id: v for v in verdicts if v.level == m.Level.NONE.value}
+    named: dict[str, list[KnownMessage]] = defaultdict(list)
+    for k in known:
+        for case_id in k.causes:
+            v = by_id.get(case_id)
+            if v is None or any(c.role == "rule_out" and c.truth is Truth.TRUE for c in v.clauses):
+                continue
+            named[case_id].append(k)
+    out = []
+    for case_id, messages in named.items():
+        v = by_id[case_id]
+        ids = ", ".join(f"`{k.id}`" for k in messages)
+        v.level, v.matched, v.confidence = m.Level.POSSIBLE.value, False, "low"
+        v.evidence = [
+            (f"{k.id}: a message the catalogue says this cause can print", k.line) for k in messages
+        ] + v.evidence
+        v.rivals = sorted(
+            {c for k in messages for c in k.causes if c not in (case_id, ladder.UNKNOWN)}
+        )
+        v.stopped = (
+            f"possible, from the catalogue alone: it lists this case among the causes of {ids}; "
+            "none of the case's own signs was read"
+        )
+        out.append(v)
+
+    def only_cause(v: Verdict) -> bool:
+        return any(k.causes == [v.id] for k in named[v.id])
+
+    return sorted(out, key=lambda v: (not only_cause(v), -len(named[v.id]), -v.score, v.id))
 
 
 def read_bundle(kb: KnowledgeBase, evidence: str, workers: int | None = None) -> Any:

@@ -154,17 +154,17 @@ def _head(r: Report, diagnosis: Diagnosis) -> list[str]:
         out += ["**No known case is confirmed or likely.**", ""]
     else:
         out += ["**No known case matches this evidence.**", ""]
-        if r.known_messages:
-            out += ["But these lines are messages the catalogue knows:", ""]
-            for k in r.known_messages[:3]:
-                who = ", ".join(_code(c) for c in k.causes if c != "unknown")
-                if "unknown" in k.causes:
-                    who = f"{who} or a cause no case covers" if who else "causes no case covers"
-                out += [
-                    f"- {_code(k.line.where)}: {_code(k.line.text.strip())} ({_code(k.id)}): "
-                    f"{_text(k.means)} Printed by: {who}.",
-                ]
-            out.append("")
+    if r.known_messages:  # kept only when no case reached a level on its own clauses
+        out += ["But these lines are messages the catalogue knows:", ""]
+        for k in r.known_messages[:3]:
+            who = ", ".join(_code(c) for c in k.causes if c != "unknown")
+            if "unknown" in k.causes:
+                who = f"{who} or a cause no case covers" if who else "causes no case covers"
+            out += [
+                f"- {_code(k.line.where)}: {_code(k.line.text.strip())} ({_code(k.id)}): "
+                f"{_text(k.means)} Printed by: {who}.",
+            ]
+        out.append("")
     if r.state != "empty":
         out += [f"Why: {_text(r.why)}", ""]
         if r.ranking:

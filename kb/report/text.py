@@ -168,6 +168,7 @@ def _first_screen(r: Report, style: Style, width: int) -> list[str]:
                 if r.possible and r.possible[0].verdict.stopped
                 else []
             ),
+            *_known_lines(r, width),  # when the catalogue alone named them: what each means
         ]
     else:
         out += [style.bold("No known case matches this evidence."), f"  {_e(r.why)}."]

@@ -21,12 +21,26 @@ def _diagnose(folder: Path):  # type: ignore[no-untyped-def]
 def test_a_known_message_no_case_explains_is_named_with_its_meaning(tmp_path: Path) -> None:
     (tmp_path / "trainer.log").write_text("step 1\n" + LINE, encoding="utf-8")
     kb, bundle, d = _diagnose(tmp_path)
-    assert not d.matches and not d.possible
+    assert not d.matches
     (known,) = [k for k in d.known_messages if k.line.where == "trainer.log:2"]
     assert "internal" in known.means.lower() and known.causes
     text = render_text(d, kb, facts=bundle.facts, width=100)
     assert "messages the catalogue knows" in text
     assert "trainer.log:2" in text and "means:" in text and "printed by:" in text
+
+
+def test_the_cases_a_message_names_are_possible_from_the_catalogue_alone(tmp_path: Path) -> None:
+    """No case's clauses reach a level, but the catalogue lists cases among the causes of a
+    message that was printed: those cases are named, at possible and no higher, and say so."""
+    (tmp_path / "trainer.log").write_text("step 1\n" + LINE, encoding="utf-8")
+    kb, bundle, d = _diagnose(tmp_path)
+    (known,) = [k for k in d.known_messages if k.line.where == "trainer.log:2"]
+    named = [c for c in known.causes if c != "unknown"]
+    assert named and [v.id for v in d.possible] == named  # each cause it names, none else
+    for v in d.possible:
+        assert v.level == "possible" and not v.matched
+        assert v.stopped.startswith("possible, from the catalogue alone") and known.id in v.stopped
+        assert [ln.where for _, ln in v.evidence][:1] == ["trainer.log:2"]
 
 
 def test_plain_progress_names_no_message(tmp_path: Path) -> None:
