@@ -38,17 +38,23 @@ def _item(msg: cm.Message) -> str:
     named = [c for c in msg.causes if c != cm.UNKNOWN_CAUSE]
     causes = f"; {len(named)} case{'s' if len(named) != 1 else ''}" if named else ""
     return (
-        f"- [{escape.line(short)}]({slug(msg.id)}.md): {escape.line(msg.role)}{causes}"
+        f"- [{escape.code(short)}]({slug(msg.id)}.md): {escape.line(msg.role)}{causes}"
         f" ({escape.code(msg.id)})"
     )
 
 
-def catalogue_pages(catalogue: cm.Catalogue, cases: list[m.Case]) -> dict[str, str]:
-    """{docs path: Markdown}: the index, one list per emitter and one page per message."""
+def catalogue_pages(
+    catalogue: cm.Catalogue,
+    cases: list[m.Case],
+    counts: dict[tuple[str, str], tuple[int, int]] | None = None,
+) -> dict[str, str]:
+    """{docs path: Markdown}: the index, one list per emitter and one page per message.
+    `counts` (`kb.site.fixture_messages.counts`) is computed here when not given."""
     if not catalogue.messages:
         return {}
     by_id = {c.id: c for c in cases}
-    counts = fixture_messages.counts(cases)
+    if counts is None:
+        counts = fixture_messages.counts(cases)
     by_emitter: dict[str, list[cm.Message]] = defaultdict(list)
     for msg in catalogue.messages.values():
         by_emitter[msg.emitter].append(msg)

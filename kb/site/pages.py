@@ -281,7 +281,7 @@ def _code_context(
         "messages": [
             {
                 "link": Md(
-                    f"[{escape.line(_short(message_pages.headline(msg)))}]"
+                    f"[{escape.code(_short(message_pages.headline(msg)))}]"
                     f"(../../{message_pages.message_path(msg.id)})"
                 ),
                 "means": escape.line(msg.means.en),

@@ -260,11 +260,11 @@ SCRIPT = r"""
     }).map(function (x) { return x.m; });
   }
   window.kbPasteMessagesIn = messagesIn;
-  // What the line shows, as cards: each catalogue message it holds (a shared one names every
-  // cause that can print it, ranked as its page ranks them), then the cases its patterns
-  // speak for, each saying how far this one line goes for it.
+  // What the line shows, as cards: the cases its patterns speak for, each saying how far this
+  // one line goes for it, then each catalogue message it holds (a shared one names every
+  // cause that can print it, ranked as its page ranks them).
   function cards(line) {
-    var out = [], said = {};
+    var out = [], said = {}, shown = [];
     messagesIn(line).slice(0, window.kbPasteLimits.messages).forEach(function (m) {
       var names = m.causes.map(function (id) { return titles[id] || id; });
       var text = m.decisive
@@ -272,8 +272,8 @@ SCRIPT = r"""
         : "Can be printed by: " + names.join("; ") +
           (m.others ? "; or a cause no case covers yet" : "") +
           ". kb diagnose --evidence ./logs tells them apart.";
-      out.push({ href: base + "messages/" + m.id.replace(/\./g, "-") + "/", title: m.text, text: text,
-                 kind: "message" });
+      shown.push({ href: base + "messages/" + m.id.replace(/\./g, "-") + "/", title: m.text,
+                   text: text, kind: "message" });
       m.causes.forEach(function (id) {
         if (!said[id]) said[id] = m.decisive ? "only" : "shared";
       });
@@ -285,7 +285,8 @@ SCRIPT = r"""
       out.push({ href: base + "cases/" + encodeURIComponent(c.id) + "/", title: c.title,
                  text: lead + c.summary, kind: "case" });
     });
-    return out;
+    // the cases in the Python rule's order first (paste.score), then the messages
+    return out.concat(shown);
   }
   window.kbPasteCards = cards;
   function item(card) {
