@@ -16,10 +16,11 @@ from __future__ import annotations
 import hashlib
 import os
 import pickle
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from kb.cache.files import prune, write_whole
 
 if TYPE_CHECKING:
     from dsl.compiler import KnowledgeBase
@@ -111,27 +112,5 @@ def store(key: str, kb: KnowledgeBase) -> None:
     except Exception:
         return  # something in it does not pickle: no snapshot, the ordinary path still works
     data = MAGIC + key.encode() + b"\n" + hashlib.sha256(body).hexdigest().encode() + b"\n" + body
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".knowledge.", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(data)
-            os.replace(tmp, target)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
-        _prune(target.parent)
-    except OSError:
-        pass
-
-
-def _prune(folder: Path, keep: int = KEEP) -> None:
-    try:
-        files = sorted(
-            folder.glob(f"{PREFIX}*.pickle"), key=lambda p: p.stat().st_mtime, reverse=True
-        )
-        for old in files[keep:]:
-            old.unlink(missing_ok=True)
-    except OSError:
-        pass  # another process pruning at the same time, or a read-only cache
+    if write_whole(target, data):
+        prune(target.parent, f"{PREFIX}*.pickle", KEEP)

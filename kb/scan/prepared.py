@@ -15,10 +15,11 @@ import contextlib
 import hashlib
 import json
 import os
-import tempfile
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
+
+from kb.cache.files import prune, write_whole
 
 RECORD_VERSION = 1
 KEEP = 128  # records kept on disk (each a few KB); the least recently used go
@@ -88,25 +89,5 @@ def store(key: str, exprs: list[str], verify: list[int]) -> None:
     if path is None:
         return
     data = json.dumps({"key": key, "exprs": exprs, "verify": verify}).encode()
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".prep.", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(data)
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
-        _prune(path.parent)
-    except OSError:
-        pass
-
-
-def _prune(folder: Path, keep: int = KEEP) -> None:
-    try:
-        files = sorted(folder.glob(f"*{SUFFIX}"), key=lambda p: p.stat().st_mtime, reverse=True)
-        for old in files[keep:]:
-            old.unlink(missing_ok=True)
-    except OSError:
-        pass  # another process pruning at the same time, or a read-only cache
+    if write_whole(path, data):
+        prune(path.parent, f"*{SUFFIX}", KEEP)
