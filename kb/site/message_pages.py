@@ -194,7 +194,11 @@ def page(
     """The Markdown of one message page."""
     ranked = causes(msg, by_id, counts)
     text = headline(msg)
-    title = text if len(text) <= 90 else text[:87] + "…"
+    # the title is plain text (the header bar, the tab, search results show it as is): a
+    # wording's own backticks (accelerate env's "- `Accelerate` default config:") would read
+    # as raw markup there, while the heading below shows the wording whole, as code
+    plain = " ".join(text.replace("`", "").split())
+    title = plain if len(plain) <= 90 else plain[:87] + "…"
     where = f" ({escape.line(msg.component)})" if msg.component else ""
     out = [
         "---",

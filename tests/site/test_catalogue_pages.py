@@ -122,3 +122,18 @@ def test_values_are_escaped() -> None:
     assert "- `` left | right {a:int} `tick` ``: 2\\.7 and later" in body  # a list, no table
     assert "[javascript" not in body  # a non-http origin is shown as code, not linked
     assert "Other causes no case covers yet" in body
+
+
+def test_a_message_pages_title_is_plain_text(
+    bundled: tuple[cm.Catalogue, list[m.Case], dict[str, str]],
+) -> None:
+    """The header bar and the browser tab show the title as is: a wording's own backticks
+    (accelerate env's "- `Accelerate` default config:") must not reach it; the heading
+    shows the wording whole, as code."""
+    catalogue, _cases, pages = bundled
+    with_ticks = [m for m in catalogue.messages.values() if "`" in message_pages.headline(m)]
+    assert with_ticks  # the catalogue has such wordings, so this can fail
+    for msg in catalogue.messages.values():
+        front = pages[message_path(msg.id)].split("\n---\n", 1)[0]
+        (title,) = [ln for ln in front.splitlines() if ln.startswith("title: ")]
+        assert "`" not in title, (msg.id, title)
