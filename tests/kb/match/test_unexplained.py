@@ -33,7 +33,7 @@ def test_the_cases_a_message_names_are_possible_from_the_catalogue_alone(tmp_pat
     """No case's clauses reach a level, but the catalogue lists cases among the causes of a
     message that was printed: those cases are named, at possible and no higher, and say so."""
     (tmp_path / "trainer.log").write_text("step 1\n" + LINE, encoding="utf-8")
-    kb, bundle, d = _diagnose(tmp_path)
+    _, _, d = _diagnose(tmp_path)
     (known,) = [k for k in d.known_messages if k.line.where == "trainer.log:2"]
     named = [c for c in known.causes if c != "unknown"]
     assert named and [v.id for v in d.possible] == named  # each cause it names, none else
