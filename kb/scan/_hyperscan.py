@@ -19,6 +19,8 @@ from pathlib import Path
 
 import hyperscan as hs
 
+from kb.scan.prepared import cache_dir
+
 FLAG_MULTILINE = hs.HS_FLAG_MULTILINE
 FLAG_CASELESS = hs.HS_FLAG_CASELESS
 
@@ -31,15 +33,6 @@ def compile_error(expr: bytes, flags: int) -> str | None:
     except hs.error as exc:
         return str(exc)
     return None
-
-
-def _cache_dir() -> Path | None:
-    if os.environ.get("KB_SCAN_CACHE", "1") == "0":
-        return None
-    root = os.environ.get("KB_CACHE_DIR") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "kb"
-    )
-    return Path(root) / "scan"
 
 
 CACHE_KEEP = 64  # databases kept on disk (each a few hundred KB); the least recently used go
@@ -65,7 +58,7 @@ def _compile(
             (getattr(hs, "__version__", "?"), platform.machine(), mode, exprs, flags, ids)
         ).encode()
     ).hexdigest()[:32]
-    cache = _cache_dir()
+    cache = cache_dir()
     path = cache / f"{key}.hsdb" if cache else None
     if path is not None and path.is_file():
         try:
