@@ -13,12 +13,11 @@ from __future__ import annotations
 import hashlib
 import os
 import platform
-import tempfile
 from collections.abc import Callable
-from pathlib import Path
 
 import hyperscan as hs
 
+from kb.cache.files import prune, write_whole
 from kb.scan.prepared import cache_dir
 
 FLAG_MULTILINE = hs.HS_FLAG_MULTILINE
@@ -38,16 +37,6 @@ def compile_error(expr: bytes, flags: int) -> str | None:
 CACHE_KEEP = 64  # databases kept on disk (each a few hundred KB); the least recently used go
 
 
-def _prune(folder: Path, keep: int = CACHE_KEEP) -> None:
-    """Bounds the cache: every new case set, and every set of muted patterns, adds a file."""
-    try:
-        files = sorted(folder.glob("*.hsdb"), key=lambda p: p.stat().st_atime, reverse=True)
-        for old in files[keep:]:
-            old.unlink(missing_ok=True)
-    except OSError:
-        pass  # another process pruning at the same time, or a read-only cache
-
-
 def _compile(
     exprs: list[bytes], flags: list[int], mode: int, ids: list[int] | None = None
 ) -> hs.Database:
@@ -62,7 +51,7 @@ def _compile(
     path = cache / f"{key}.hsdb" if cache else None
     if path is not None and path.is_file():
         try:
-            os.utime(path)  # "recently used" for _prune, also where atime is not kept
+            os.utime(path)  # "recently used" for the prune, which orders by mtime
             loaded = hs.loadb(path.read_bytes(), mode)
             # A loaded database has no scratch; the binding would crash on streams without one.
             loaded.scratch = hs.Scratch(loaded)
@@ -71,16 +60,10 @@ def _compile(
             pass  # stale or foreign file: recompile and overwrite
     db = hs.Database(mode=mode)
     db.compile(expressions=exprs, ids=ids, flags=flags)
-    if path is not None:
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
-            with os.fdopen(fd, "wb") as f:
-                f.write(hs.dumpb(db))
-            os.replace(tmp, path)
-            _prune(path.parent)
-        except OSError:
-            pass  # a read-only home must not break scanning
+    # a read-only home must not break scanning; every new case set, and every set of muted
+    # patterns, adds a file, so the least recently used go
+    if path is not None and write_whole(path, hs.dumpb(db)):
+        prune(path.parent, "*.hsdb", CACHE_KEEP)
     return db
 
 

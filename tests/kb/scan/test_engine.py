@@ -212,7 +212,7 @@ def test_database_cache_keeps_the_most_recently_used(tmp_path: Path) -> None:
     """The on-disk cache of compiled databases is bounded; a load counts as a use."""
     import os
 
-    from kb.scan import _hyperscan
+    from kb.cache.files import prune  # what kb/scan/_hyperscan.py prunes its databases with
 
     for i in range(5):
         f = tmp_path / f"{i}.hsdb"
@@ -220,7 +220,7 @@ def test_database_cache_keeps_the_most_recently_used(tmp_path: Path) -> None:
         os.utime(f, (1000 + i, 1000 + i))
     os.utime(tmp_path / "0.hsdb")  # used just now
     (tmp_path / "other.txt").write_text("not ours")
-    _hyperscan._prune(tmp_path, keep=3)
+    prune(tmp_path, "*.hsdb", keep=3)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["0.hsdb", "3.hsdb", "4.hsdb", "other.txt"]
 
 
