@@ -273,12 +273,17 @@ SCRIPT = r"""
           (m.others ? "; or a cause no case covers yet" : "") +
           ". kb diagnose --evidence ./logs tells them apart.";
       shown.push({ href: base + "messages/" + m.id.replace(/\./g, "-") + "/", title: m.text,
-                   text: text, kind: "message" });
+                   text: text, kind: "message", only: m.decisive ? m.causes[0] : null });
       m.causes.forEach(function (id) {
         if (!said[id]) said[id] = m.decisive ? "only" : "shared";
       });
     });
     match(line).forEach(function (c) {
+      if (said[c.id] === "only") {
+        // the message card already says this case alone prints the line's message: the
+        // case takes its place, so it is listed once
+        shown = shown.filter(function (s) { return s.only !== c.id; });
+      }
       var lead = said[c.id] === "only" ? "Only this case prints this line's message. "
         : said[c.id] === "shared" ? "One of the causes that can print this line. "
         : "This line matches the case's own patterns. ";
@@ -286,9 +291,30 @@ SCRIPT = r"""
                  text: lead + c.summary, kind: "case" });
     });
     // the cases in the Python rule's order first (paste.score), then the messages
-    return out.concat(shown);
+    return out.concat(shown).map(function (card) {
+      return { href: card.href, title: card.title, text: card.text, kind: card.kind };
+    });
   }
   window.kbPasteCards = cards;
+  // Card text is the cases' Markdown: `code` spans become code elements, a lone backtick
+  // is dropped, so no raw backtick reaches the reader. Returns [code?, text] pieces.
+  function inline(text) {
+    var parts = String(text).split("`"), out = [];
+    if (parts.length % 2 === 0) {  // an odd number of backticks: the last one is lone
+      parts[parts.length - 2] += parts.pop();
+    }
+    parts.forEach(function (part, i) { if (part) out.push([i % 2 === 1, part]); });
+    return out;
+  }
+  window.kbPasteInline = inline;
+  function fill(node, text) {
+    inline(text).forEach(function (piece) {
+      if (!piece[0]) { node.append(piece[1]); return; }
+      var code = document.createElement("code");
+      code.textContent = piece[1];
+      node.append(code);
+    });
+  }
   function item(card) {
     var li = document.createElement("li");
     li.className = "md-search-result__item kb-paste-match kb-paste-" + card.kind;
@@ -300,9 +326,9 @@ SCRIPT = r"""
     var icon = document.createElement("div");
     icon.className = "md-search-result__icon md-icon";
     var h = document.createElement("h1");
-    h.textContent = card.title;
+    fill(h, card.title);
     var p = document.createElement("p");
-    p.textContent = card.text;
+    fill(p, card.text);
     article.append(icon, h, p);
     a.append(article);
     li.append(a);
@@ -312,6 +338,11 @@ SCRIPT = r"""
     list.querySelectorAll(":scope > .kb-paste-match").forEach(function (n) { n.remove(); });
     var found = cards(input.value || "");
     for (var i = found.length - 1; i >= 0; i--) list.prepend(item(found[i]));
+    // "No matching documents" would sit above the cards that answer the line: hidden
+    // while the cards are all there is (kb.css)
+    var meta = document.querySelector(".md-search-result__meta");
+    var docs = list.querySelectorAll(":scope > li:not(.kb-paste-match)").length;
+    if (meta) meta.classList.toggle("kb-paste-only", found.length > 0 && docs === 0);
   }
   function setup() {
     var list = document.querySelector(".md-search-result__list");

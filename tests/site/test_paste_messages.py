@@ -28,7 +28,16 @@ global.document = { readyState: "complete", currentScript: null,
                     querySelector: function () { return null; } };
 require(process.argv[2]);
 var lines = JSON.parse(require("fs").readFileSync(process.argv[3], "utf8"));
-process.stdout.write(JSON.stringify(lines.map(function (l) { return window.kbPasteCards(l); })));
+process.stdout.write(JSON.stringify(lines.map(function (l) {
+  return window.kbPasteCards(l).map(function (c) {
+    // what the reader sees: the text pieces outside code elements
+    c.shown = [c.title, c.text].map(function (t) {
+      return window.kbPasteInline(t).filter(function (p) { return !p[0]; })
+        .map(function (p) { return p[1]; }).join("");
+    });
+    return c;
+  });
+})));
 """
 
 
@@ -114,15 +123,46 @@ def test_a_decisive_message_names_its_one_cause(
     results = _cards(tmp_path, paste.javascript(cases, data), [line for _e, line in probes])
     hits = 0
     for (entry, _line), cards in zip(probes, results, strict=True):
+        cause = entry["causes"][0]
         for card in cards:
             if card["kind"] == "message" and card["href"].endswith(
                 f"messages/{message_pages.slug(entry['id'])}/"
             ):
                 hits += 1
                 assert card["text"] == (
-                    f"Only one known cause prints this message: {by_id[entry['causes'][0]].title.en}."
+                    f"Only one known cause prints this message: {by_id[cause].title.en}."
                 )
+            elif (
+                card["kind"] == "case"
+                and card["href"].endswith(f"cases/{cause}/")
+                and card["text"].startswith("Only this case prints this line's message.")
+            ):
+                hits += 1  # the case's own card takes the message card's place
     assert hits >= 0.8 * len(probes), (hits, len(probes))
+
+
+def test_cards_show_no_raw_backtick_and_name_a_case_once(
+    tmp_path: Path, bundled: tuple[cm.Catalogue, list[m.Case], list[dict[str, Any]]]
+) -> None:
+    """Card titles and texts are the cases' Markdown: code spans become code, and a case
+    with its own card is not also the one cause of a message card below it."""
+    catalogue, cases, data = bundled
+    by_id = {c.id: c for c in cases}
+    lines = [line for _e, line in _sampled(data, catalogue, shared=False)]
+    lines += [line for _e, line in _sampled(data, catalogue, shared=True)]
+    results = _cards(tmp_path, paste.javascript(cases, data), lines)
+    with_ticks = 0
+    for line, cards in zip(lines, results, strict=True):
+        hrefs = [c["href"] for c in cards]
+        assert len(hrefs) == len(set(hrefs)), (line, hrefs)
+        own = {h.rstrip("/").rsplit("/", 1)[-1] for h in hrefs if "/cases/" in h}
+        for card in cards:
+            with_ticks += "`" in card["title"] + card["text"]
+            assert not any("`" in shown for shown in card["shown"]), (line, card)
+            if card["kind"] == "message" and card["text"].startswith("Only one known cause"):
+                named = card["text"].removeprefix("Only one known cause prints this message: ")
+                assert all(named != by_id[c].title.en + "." for c in own), (line, card)
+    assert with_ticks > 0  # the check saw Markdown code spans to render
 
 
 def test_shipped_messages_link_pages_that_exist(
