@@ -50,7 +50,7 @@ def notes_only(pattern: LogPattern) -> bool:
 @dataclass
 class Compiled:
     log_set: PatternSet  # every line source's patterns + the case patterns that logs can hold
-    case_set: PatternSet | None  # those case patterns only (for whole-file kinds)
+    case_set: PatternSet | None  # those case patterns only (whole-file kinds), log_set's tail
     owners: dict[int, tuple[str, str]]  # pattern id -> (source name or CASE, key)
     enough: dict[str, int]  # case key -> count after which a single-rank file may stop counting
     notes_entries: tuple[tuple[int, str, bool], ...] = ()  # the notes-only case patterns
@@ -89,9 +89,10 @@ def compile_patterns(patterns: tuple[LogPattern, ...], progress: bool = True) ->
         pid = len(entries) + k
         owners[pid] = (CASE, pat.key)
         (in_notes if notes_only(pat) else in_logs).append((pid, pat.regex, pat.ignore_case))
+    log_set = PatternSet(entries + in_logs)
     return Compiled(
-        log_set=PatternSet(entries + in_logs),
-        case_set=PatternSet(in_logs) if in_logs else None,
+        log_set=log_set,
+        case_set=log_set.tail(len(entries)) if in_logs else None,  # one database for both
         owners=owners,
         enough={p.key: p.enough for p in patterns if p.enough is not None},
         notes_entries=tuple(in_notes),

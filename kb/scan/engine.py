@@ -23,7 +23,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, BinaryIO, Protocol
 
-from kb.scan import _re2, prepared, shared, syntax
+from kb.scan import _re2, prepared, shared, subset, syntax
 from kb.scan.regexes import line_regex, validate_regex
 
 try:
@@ -60,6 +60,8 @@ class PatternSet:
     Pickles as its pattern list; unpickling in a worker reuses a per-process cache, so a pool
     compiles (or loads from the on-disk cache) once per worker, not once per file.
     """
+
+    _tail_of: tuple[PatternSet, int] | None = None  # set on a view made by `tail`
 
     def __init__(
         self, patterns: Sequence[tuple[int, str, bool]], *, engine: str | None = None
@@ -132,10 +134,26 @@ class PatternSet:
                     raise ValueError(f"pattern {pid} {rx!r}: {problem}") from exc
             raise
 
+    def tail(self, start: int) -> PatternSet:
+        """This set's patterns from index `start` on, matched with this set's database: no
+        compile of its own (see `kb.scan.subset`)."""
+        if not 0 <= start < len(self.patterns) or self.backend is None:
+            raise ValueError(f"no patterns from index {start} in a set of {len(self.patterns)}")
+        view = PatternSet.__new__(PatternSet)
+        view.patterns, view.engine = self.patterns[start:], self.engine
+        view.ids = [p[0] for p in view.patterns]
+        view.index_of = {pid: i for i, pid in enumerate(view.ids)}
+        view.verify = {i - start: check for i, check in self.verify.items() if i >= start}
+        view.backend = subset.Tail(self.backend, start)
+        view._tail_of = (self, start)
+        return view
+
     def __len__(self) -> int:
         return len(self.patterns)
 
     def __reduce__(self) -> tuple[Any, ...]:
+        if self._tail_of is not None:
+            return (_restore_tail, self._tail_of)
         return (_restore, (self.patterns, self.engine))
 
 
@@ -162,6 +180,10 @@ def _restore(patterns: tuple[tuple[int, str, bool], ...], engine: str) -> Patter
             _RESTORED.clear()
         found = _RESTORED[key] = PatternSet(patterns, engine=engine)
     return found
+
+
+def _restore_tail(parent: PatternSet, start: int) -> PatternSet:
+    return parent.tail(start)
 
 
 OnLine = Callable[[int, bytes, list[int]], None]
