@@ -22,6 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import BinaryIO, cast
 
+from kb.evidence.bulk import block_ranks, mutable
 from kb.evidence.context import FileContext, Line
 from kb.evidence.facts import EvidenceLine, SkippedFile
 from kb.evidence.fastpath import RANK_BYTES
@@ -54,7 +55,10 @@ def scan_lines(
 ) -> ScanStats:
     """Scans `body` once for `scanned`; matched lines go to `sources` and into `found`."""
     door = _Door(ctx, found, compiled, scanned, sources)
-    stats = scan_stream(body, scanned, door.on_line, muted=door.muted, tally=door.tally)
+    stats = scan_stream(
+        body, scanned, door.on_line, muted=door.muted, tally=door.tally,
+        before_block=door.before_block,
+    )  # fmt: skip
     door.finish()
     return stats
 
@@ -101,6 +105,8 @@ class _Door:
         self.head_cap, self.tail_cap = cap - cap // 2, cap // 2
         self.tally = Tally(len(scanned), self.tail_cap, veto=RANK_BYTES)
         self.muted: set[int] = set()
+        self.bulk: set[int] = set()  # muted for the block being scanned only (bulk.py)
+        self.enough = compiled.enough
         self.case_indexes: dict[str, list[int]] = {}
         for pid, (owner, key) in compiled.owners.items():
             if owner == CASE and pid in scanned.index_of:
@@ -128,6 +134,23 @@ class _Door:
             limit = max(1, limit - counter[cast(int, self.ctx.file_rank)] - 1)
         for i in self.case_indexes.get(key, ()):
             self.tally.count_only(i, limit)
+
+    def before_block(self, buf: bytearray | None, end: int) -> None:
+        """Before the scanner's next block (None: a long line): mute, for that block only, the
+        case patterns its ranks have all counted enough of (see `kb.evidence.bulk`)."""
+        if self.bulk:
+            self.muted.difference_update(self.bulk)
+            self.bulk = set()
+        if buf is None or self.ctx.file_rank is not None or not self.found.counts:
+            return
+        ranks = block_ranks(buf, end)
+        if not ranks:
+            return
+        indexes, keys = mutable(ranks, self.found.counts, self.enough, self.case_indexes)
+        self.bulk = indexes - self.muted
+        if self.bulk:
+            self.muted.update(self.bulk)
+            self.found.saturated.update(keys)
 
     def _on_limit(self, i: int) -> None:
         if self.single_rank(self.ctx.file_rank):

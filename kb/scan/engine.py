@@ -345,12 +345,16 @@ def scan_stream(
     chunk_size: int = 1 << 20,
     muted: set[int] | None = None,
     tally: Tally | None = None,
+    before_block: Callable[[bytearray | None, int], None] | None = None,
 ) -> ScanStats:
     """Call `on_line(line_no, line, ids)` for each line matching at least one pattern, in order.
 
     `muted` holds pattern indexes (`PatternSet.index_of`) whose matches are dropped from the
     next block on; the caller may add to it while the scan runs (a count that has seen enough).
     `tally` counts the indexes it is told to, without `on_line` (see `Tally`).
+    `before_block(buf, end)` is called before each block buf[:end] of whole lines is scanned
+    (`(None, 0)` before a line longer than the chunk), so the caller may change `muted` for
+    what it is about to see.
     """
     if chunk_size < 1 or max_line_bytes < 0:
         raise ValueError("chunk_size must be >= 1 and max_line_bytes >= 0")
@@ -365,6 +369,8 @@ def scan_stream(
         end = carry + n
         if n == 0:
             if carry:  # what a long line left over, or a last line without a newline
+                if before_block is not None:
+                    before_block(buf, carry)
                 codes = backend.scan_block(mv[:carry], muted) if backend else []
                 lines += emit.block(buf, mv, carry, codes, lines) + (buf[carry - 1] != 10)
             break
@@ -373,6 +379,8 @@ def scan_stream(
             if end < chunk_size:
                 carry = end
                 continue
+            if before_block is not None:
+                before_block(None, 0)
             read, carry, eof = _long_line(
                 stream, buf, mv, end, backend, emit, lines, chunk_size, muted
             )
@@ -382,6 +390,8 @@ def scan_stream(
                 break
             continue
         block_end = last_nl + 1
+        if before_block is not None:
+            before_block(buf, block_end)
         codes = backend.scan_block(mv[:block_end], muted) if backend else []
         lines += emit.block(buf, mv, block_end, codes, lines)
         carry = end - block_end

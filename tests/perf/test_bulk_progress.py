@@ -1,0 +1,72 @@
+"""Progress lines of a many-rank console are left to the engine once every rank in a block
+has counted enough of them (kb.evidence.bulk), and the counts a verdict reads stay right:
+exact for a rank that stopped, a lower bound past `enough` for the others."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kb.evidence import dispatch
+from kb.evidence.bulk import block_ranks, mutable
+from kb.evidence.reader import LogPattern, read_evidence
+
+KEY = "progress"
+ENOUGH = 50
+STOPPED = 5  # the rank that stops printing early
+
+
+def _console(path: Path) -> int:
+    """A torchrun console of 8 ranks, about 3 MB (three scan blocks); rank 5 stops at step
+    100. Returns how many lines rank 5 printed."""
+    rows = []
+    for step in range(1, 6001):
+        for rank in range(8):
+            if rank == STOPPED and step > 100:
+                continue
+            rows.append(f"[rank{rank}]:[default{rank}]:{{'loss': 1.25}} step={step} lr=3e-4\n")
+    path.write_text("".join(rows))
+    return 100
+
+
+def _read(folder: Path) -> tuple[dict[int, int], list[str], list[tuple[int, int | None]]]:
+    got = read_evidence(folder, [LogPattern(KEY, r"step=\d+", enough=ENOUGH)]).hits[KEY]
+    (counts,) = got.counts.values()
+    return counts, got.saturated, [(ln.line, ln.rank) for ln in got.lines]
+
+
+def test_block_ranks_only_when_every_line_has_a_plain_rank_prefix() -> None:
+    def ranks(data: bytes) -> set[int] | None:
+        return block_ranks(bytearray(data), len(data))
+
+    assert ranks(b"[rank1]:[default1]:{'loss': 1}\n[rank12]: step=3\n") == {1, 12}
+    assert ranks(b"[rank1]: step=1\nstep=2 without a prefix\n") is None
+    assert ranks(b"[rank1]:[rank5]: step=1\n") is None  # the last rank prefix wins
+    assert ranks(b"[rank1]: [rank5]: step=1\n[rank1]:(pid=3) x\n") is None
+    assert ranks(b"[rank1]:\xc2\xa0[rank5]: x\n") is None  # a space Python's \s would skip
+    assert ranks(b"[rank2]: last line without newline") == {2}
+    assert ranks(b"") is None
+
+
+def test_mutable_needs_every_rank_of_the_block_past_enough() -> None:
+    counts = {"a": {0: 60, 1: 60}, "b": {0: 60, 1: 3}}
+    indexes = {"a": [4], "b": [7, 8]}
+    assert mutable({0, 1}, counts, {"a": 50, "b": 50}, indexes) == ({4}, ["a"])
+    assert mutable({0}, counts, {"a": 50, "b": 50}, indexes) == ({4, 7, 8}, ["a", "b"])
+    assert mutable({2}, counts, {"a": 50}, indexes) == (set(), [])
+
+
+def test_console_counts_stay_right_with_fewer_lines_handled(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    printed = _console(tmp_path / "console.log")
+    counts, saturated, lines = _read(tmp_path)
+    monkeypatch.setattr(dispatch, "block_ranks", lambda buf, end: None)  # as before bulk.py
+    exact, _, exact_lines = _read(tmp_path)
+    assert counts[STOPPED] == exact[STOPPED] == printed
+    assert saturated == ["console.log"]
+    for rank in set(range(8)) - {STOPPED}:
+        assert ENOUGH <= counts[rank] <= exact[rank] == 6000
+    assert sum(counts.values()) < sum(exact.values())  # later blocks were left to the engine
+    assert lines[: len(lines) // 2] == exact_lines[: len(lines) // 2]  # the first lines kept
