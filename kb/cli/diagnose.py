@@ -61,6 +61,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from kb.evidence import progressbar
     from kb.evidence.summary import render_summary
     from kb.match.diagnose import diagnose_bundle, read_bundle
     from kb.report.json_report import render_json
@@ -76,7 +77,8 @@ def run(args: argparse.Namespace) -> int:
         known = ", ".join(sorted(c.case.id for c in kb.cases))
         print(f"kb diagnose: no case `{args.case}` (known: {known})", file=sys.stderr)
         return EXIT_USAGE
-    bundle = read_bundle(kb, args.evidence, workers=args.workers)
+    with progressbar.shown(args.format != "json"):  # stderr, and only at a terminal
+        bundle = read_bundle(kb, args.evidence, workers=args.workers)
     diagnosis = diagnose_bundle(kb, bundle, only=args.case)
     if args.format == "json":
         sys.stdout.write(render_json(diagnosis, kb, facts=bundle.facts))

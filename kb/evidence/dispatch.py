@@ -22,6 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import BinaryIO, cast
 
+from kb.evidence import progressbar
 from kb.evidence.bulk import block_ranks, mutable
 from kb.evidence.context import FileContext, Line
 from kb.evidence.facts import EvidenceLine, SkippedFile
@@ -141,6 +142,7 @@ class _Door:
         if self.bulk:
             self.muted.difference_update(self.bulk)
             self.bulk = set()
+        progressbar.scanned(end)  # each byte of the file is in one block (or a long line)
         if buf is None or self.ctx.file_rank is not None or not self.found.counts:
             return
         ranks = block_ranks(buf, end)

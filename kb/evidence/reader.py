@@ -13,6 +13,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from kb.evidence import progressbar
 from kb.evidence.bounded import InflateBudget
 from kb.evidence.facts import EvidenceLine, Facts, SkippedFile
 from kb.evidence.filereader import FileResult, LogPattern, check_patterns, read_file
@@ -105,13 +106,15 @@ def _read_evidence(
     if workers is None:
         workers = min(os.cpu_count() or 1, 8) if total > limits.parallel_threshold else 1
     workers = max(1, min(workers, len(tasks)))
-    if workers == 1:
-        budget = InflateBudget(limits)
-        results = [
-            r for t in tasks for r in _read_task(t, pats, limits, budget, hints.get(t.display))
-        ]
-    else:
-        results = _parallel(tasks, pats, limits, workers, hints)
+    with progressbar.reading(total):
+        if workers == 1:
+            budget = InflateBudget(limits)
+            results: list[FileResult] = []
+            for t in tasks:
+                results.extend(_read_task(t, pats, limits, budget, hints.get(t.display)))
+                progressbar.file_done(t.size)
+        else:
+            results = _parallel(tasks, pats, limits, workers, hints)
     return _bundle(root, results, skipped)
 
 
@@ -172,7 +175,11 @@ def _parallel(
     with ProcessPoolExecutor(
         max_workers=workers, mp_context=ctx, initializer=_init_worker, initargs=(limits, workers)
     ) as pool:
-        return [r for batch in pool.map(_worker, jobs, chunksize=1) for r in batch]
+        results: list[FileResult] = []
+        for task, batch in zip(tasks, pool.map(_worker, jobs, chunksize=1), strict=True):
+            results.extend(batch)
+            progressbar.file_done(task.size)
+        return results
 
 
 def _bundle(root: str, results: list[FileResult], skipped: list[SkippedFile]) -> EvidenceBundle:
