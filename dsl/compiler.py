@@ -26,10 +26,11 @@ from dsl.api import (
     parse_case_file,
 )
 from dsl.catalogue import registry as catalogue_registry
+from dsl.catalogue.template import TEMPLATE_VERSION
 from dsl.diagnostics import Diagnostic, has_errors
 from dsl.validate import check_case, validate_cases
 
-COMPILER_VERSION = "5"
+COMPILER_VERSION = f"5.{TEMPLATE_VERSION}"  # a template change recompiles every case
 # Lines of one pattern counted per file and rank before the count may stop (a lower bound from
 # then on); raised above a query's own min_count/max_count so its verdict cannot change.
 COUNT_ENOUGH = 1000

@@ -14,6 +14,7 @@ from functools import lru_cache
 from pydantic import BaseModel, Field, ValidationError
 
 from dsl.catalogue import registry
+from dsl.catalogue.template import TEMPLATE_VERSION
 from dsl.compiler import cache_dir, write_cache_file
 
 MIN_LITERAL = 4  # a shorter run is no use as a pre-filter
@@ -103,7 +104,10 @@ def message_index() -> MessageIndex:
 
 
 def _read_or_build(fingerprint: str) -> MessageIndex:
-    path = cache_dir() / f"catalogue-index-v{INDEX_VERSION}-{fingerprint[:32] or 'none'}.json"
+    path = (
+        cache_dir()
+        / f"catalogue-index-v{INDEX_VERSION}.{TEMPLATE_VERSION}-{fingerprint[:32] or 'none'}.json"
+    )
     try:
         cached = MessageIndex.model_validate_json(path.read_bytes())
         if cached.fingerprint == fingerprint:

@@ -16,6 +16,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+# Bumped when a template compiles to a different pattern: the compile cache and the message
+# index carry it in their keys, so a cached pattern of the old shape is never reused.
+TEMPLATE_VERSION = 2
+
 # What each field type matches. Bodies carry no capture groups of their own, so a condition
 # can replace a body with alternatives of literal values (see `with_values`).
 TYPES: dict[str, str] = {
@@ -72,12 +76,39 @@ def parse_template(text: str) -> Template:
             raise TemplateError(f"the field `{name}` appears twice; give the second a new name")
         fields[name] = kind
         out.append(f"(?P<{name}>{TYPES[kind]})")
-    out.append(_literal(text[pos:]))
+    out.append(_tail(text[pos:]) if fields else _literal(text[pos:]))
     regex = "".join(out)
     literal = re.sub(r"\{[^{}]*\}", "", text)
     if len(re.sub(r"\s+", "", literal)) < 6:
         raise TemplateError("a wording needs at least six characters of fixed text to be found")
     return Template(text=text, regex=regex, fields=fields)
+
+
+_MIN_TAIL = 8  # a shorter tail is kept whole: cutting it would leave too little to tell apart
+_KEPT_CHARS = 4  # of the tail at least, where a line is cut
+_TAIL_PIECES = re.compile(r"\s+|\S")
+
+
+def _tail(part: str) -> str:
+    """The text after the last field, or the start of it where the line ends.
+
+    A log posted in a thread, a terminal or a grep is often cut at the margin:
+    `… ran for 1800437 millisecond`. Every field is read by then, so the message is known;
+    the rest of its fixed text may be missing, but only at the end of the line.
+    """
+    if len(part.strip()) < _MIN_TAIL:
+        return _literal(part)
+    pieces = _TAIL_PIECES.findall(part)
+    # keep the first few characters of the tail: a line cut right after a field could be
+    # any message that starts the same way (`…:1970, unhandled` vs `…:1970, invalid`)
+    kept = seen = 0
+    while kept < len(pieces) and seen < _KEPT_CHARS:
+        seen += not pieces[kept].isspace()
+        kept += 1
+    cut = ""
+    for piece in reversed(pieces[kept:]):
+        cut = f"(?:{_literal(piece)}{cut})?"
+    return f"(?:{_literal(part)}|{_literal(''.join(pieces[:kept]))}{cut}[ \\t\\r]*$)"
 
 
 def _literal(part: str) -> str:

@@ -15,8 +15,10 @@ import re
 
 MAX_LINE = 2000  # the index reads as much of a line
 MIN_LINE = 12
-_PROSE_WORD = re.compile(r"\b[a-z]{2,}\b")  # a lower-case word: prefixes programs write have
-# none or one (`root` in `INFO:root:`), a sentence before a quote has several
+# a lower-case word standing alone between spaces: prefixes programs write have none or one
+# (`line` in `run.sh: line 5:`; a logger's dotted name `torch.distributed.elastic` is one
+# token, not words), a sentence before a quote has several
+_PROSE_WORD = re.compile(r"(?<!\S)[a-z]{2,}[,;:]?(?!\S)")
 
 
 def is_catalogued_message(line: str) -> bool:
@@ -26,6 +28,8 @@ def is_catalogued_message(line: str) -> bool:
     True
     >>> is_catalogued_message("Running on 8 GPUs, it fails with a duplicate GPU complaint each time.")
     False
+    >>> is_catalogued_message("ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: -9) local_rank: 0 (pid: 5343) of binary: /usr/bin/python")
+    True
     >>> is_catalogued_message("It always stops with Duplicate GPU detected : rank 1 and rank 0 both on CUDA device 1a000")
     False
     """

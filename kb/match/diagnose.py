@@ -417,7 +417,11 @@ def diagnose_bundle(kb: KnowledgeBase, bundle: Any, only: str | None = None) -> 
             for ln in facts.notes
             if any(f == ln.file and a <= ln.line <= b for f, a, b in facts.pasted)
         ]
-        diagnosis.known_messages = known_messages([*facts.suspicious, *quoted], verdicts)
+        # lines a case's query found are read too: a catalogued message need not look like an
+        # error line (`Unable to determine the device handle for GPU…: Unknown Error`)
+        prose = {(ln.file, ln.line) for ln in facts.notes} - {(ln.file, ln.line) for ln in quoted}
+        found = [ln for v in verdicts for _, ln in v.evidence if (ln.file, ln.line) not in prose]
+        diagnosis.known_messages = known_messages([*facts.suspicious, *quoted, *found], verdicts)
         possible = _named_by_the_catalogue(verdicts, diagnosis.known_messages)
         diagnosis.possible = possible
     if not matches:

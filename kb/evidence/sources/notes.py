@@ -155,7 +155,8 @@ def mostly_prose(head: str) -> bool:
 _TOOL_LINE = re.compile(
     r"^\s*(?:\[[A-Za-z_]+\d+\]:\s*)*(?:[\w.]*(?:Error|Exception|Warning)\b:?|File \"|Traceback "
     r"|frame #\d+|\[?[EWIF]\d{4} |\[[EWIF] [\w.]+:\d+\]|terminate called|what\(\):|\^+\s*$"
-    r"|\S+:\d+:\d+ \[\d+\] NCCL |NCCL (?:INFO|WARN)\b)"
+    r"|\S+:\d+:\d+ \[\d+\] NCCL |NCCL (?:INFO|WARN)\b"
+    r"|(?:DEBUG|INFO|WARNING|ERROR|CRITICAL):[\w.]+:)"  # Python logging's default format
     r"|^\s{4}\S"  # the source line a traceback quotes
 )
 _MAX_TOOL_LINES = 12

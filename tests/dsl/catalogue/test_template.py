@@ -73,3 +73,53 @@ def test_bad_templates_say_what_to_write(template: str, reason: str) -> None:
 def test_a_condition_on_a_missing_field_is_an_error() -> None:
     with pytest.raises(TemplateError, match="no field `signal`"):
         with_values(parse_template(IB).regex, {"signal": ["9"]})
+
+
+WATCHDOG = (
+    "[Rank {rank:int}] Watchdog caught collective operation timeout: WorkNCCL(SeqNum={seq:int}, "
+    "OpType={op:word}) ran for {ms:int} milliseconds before timing out."
+)
+
+
+@pytest.mark.parametrize(
+    ("line", "found"),
+    [
+        # a post cut at the margin: every field read, the fixed tail cut where the line ends
+        (
+            "[Rank 1] Watchdog caught collective operation timeout: "
+            "WorkNCCL(SeqNum=2, OpType=ALLREDUCE) ran for 1800437 millisecond",
+            True,
+        ),
+        (
+            "[Rank 1] Watchdog caught collective operation timeout: "
+            "WorkNCCL(SeqNum=2, OpType=ALLREDUCE) ran for 1800437 milliseconds before timing out.",
+            True,
+        ),
+        # cut too early to know the tail (fewer than four of its characters)
+        (
+            "[Rank 1] Watchdog caught collective operation timeout: "
+            "WorkNCCL(SeqNum=2, OpType=ALLREDUCE) ran for 1800437 mil",
+            False,
+        ),
+        # not cut: other text follows where the tail should be
+        (
+            "[Rank 1] Watchdog caught collective operation timeout: "
+            "WorkNCCL(SeqNum=2, OpType=ALLREDUCE) ran for 1800437 millis and more",
+            False,
+        ),
+    ],
+)
+def test_a_line_cut_after_its_last_field_is_the_message(line: str, found: bool) -> None:
+    match = re.search(parse_template(WATCHDOG).regex, line, re.MULTILINE)
+    assert (match is not None) is found
+    if match:
+        assert match.group("seq") == "2" and match.group("ms") == "1800437"
+
+
+def test_a_cut_cannot_turn_one_message_into_another() -> None:
+    """`…:12, unhandled system error` and `…:12, invalid usage` start alike: a line cut
+    inside the tail is the message whose tail it starts, never the other."""
+    system = parse_template("NCCL error in: {file}:{line:int}, unhandled system error").regex
+    usage = parse_template("NCCL error in: {file}:{line:int}, invalid usage").regex
+    cut = "NCCL error in: ProcessGroupNCCL.cpp:12, unhandled sys"
+    assert re.search(system, cut, re.MULTILINE) and not re.search(usage, cut, re.MULTILINE)

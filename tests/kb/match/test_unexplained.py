@@ -61,3 +61,27 @@ def test_no_index_pattern_starts_with_a_lazy_dot() -> None:
     assert not [p for p in patterns if p.startswith(("(?:(?:.*?)", "(?:.*?", "(?:(?:.*)"))]
     leading = [m for m in message_index().messages if m.id == "nccl.argcheck.invalid-root-type-op"]
     assert leading and leading[0].pattern.startswith("(?:\\s+:")
+
+
+def test_a_message_that_does_not_look_like_an_error_line_is_still_read(tmp_path: Path) -> None:
+    """nvidia-smi's lost-handle line has no `Error:` shape the suspicious-line scan knows, but
+    a case's query found it: the catalogue's causes of it are named, at possible."""
+    (tmp_path / "nvidia-smi.txt").write_text(
+        "$ nvidia-smi\nUnable to determine the device handle for GPU0000:07:00.0: Unknown Error\n",
+        encoding="utf-8",
+    )
+    _, _, d = _diagnose(tmp_path)
+    (known,) = [k for k in d.known_messages if k.line.where == "nvidia-smi.txt:2"]
+    named = [c for c in known.causes if c != "unknown"]
+    assert named and set(named) <= {v.id for v in d.possible}
+    assert all(v.level == "possible" for v in d.possible)
+
+
+def test_a_message_quoted_in_the_users_prose_is_not_read_as_printed(tmp_path: Path) -> None:
+    (tmp_path / "notes.md").write_text(
+        "After a reboot nvidia-smi says Unable to determine the device handle for "
+        "GPU0000:07:00.0: Unknown Error, and I do not know why.\n",
+        encoding="utf-8",
+    )
+    _, _, d = _diagnose(tmp_path)
+    assert d.known_messages == []

@@ -15,6 +15,11 @@ SOCKET = (
     CASES
     / "nccl-socket-wrong-interface/fixtures/positive/a100x16-2node-ifname-lo-leftover-torchrun-logdir"
 )
+# a confirmed release bug beside a possible look-alike (a socket fallback in a container)
+WITH_POSSIBLE = (
+    CASES
+    / "nccl-known-bad-release/fixtures/positive/gh-nccl-1637-rtx5090x2-nccl2.25.1-shm-fallback"
+)
 OOM_TAIL = (
     CASES
     / "host-oom-killer-kills-rank/fixtures/positive/gh-colossalai-3172-torchrun-rank0-exitcode-9-cpu-memory/console.log"
@@ -45,6 +50,10 @@ def copy_fixture(src: Path, dest: Path) -> Path:
 
 def socket_folder(tmp: Path) -> Path:
     return copy_fixture(SOCKET, tmp / "socket")
+
+
+def with_possible_folder(tmp: Path) -> Path:
+    return copy_fixture(WITH_POSSIBLE, tmp / "with-possible")
 
 
 def oom_tail_folder(tmp: Path) -> Path:

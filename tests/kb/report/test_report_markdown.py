@@ -14,7 +14,7 @@ from reportkit import (
     diagnose,
     likely_folder,
     oom_tail_folder,
-    socket_folder,
+    with_possible_folder,
 )
 
 markdown_it = pytest.importorskip("markdown_it")
@@ -68,7 +68,7 @@ def test_verify_steps_are_kept(tmp_path: Path, capsys: pytest.CaptureFixture[str
 def test_possible_candidates_are_kept_beside_a_match(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    folder = socket_folder(tmp_path)
+    folder = with_possible_folder(tmp_path)
     data = json.loads(diagnose(capsys, folder, "--format", "json"))
     assert data["matches"] and data["possible"]
     md = diagnose(capsys, folder, "--format", "markdown")
