@@ -9,6 +9,7 @@ HTML escaped by the module that builds it; the template only places them.
 from __future__ import annotations
 
 import html
+import re
 import shlex
 from dataclasses import dataclass
 from pathlib import Path
@@ -127,11 +128,23 @@ def meta_box(case: m.Case) -> Md:
 # ----------------------------------------------------------------------------- sections
 
 
+HAN = re.compile(r"[\u3400-\u9fff]")
+FALLBACK = '<span class="kb-fallback">（英文原文）</span>'  # labels English in a Chinese tab
+
+
+def fallback(text: Md) -> Md:
+    """English shown in a Chinese tab because the case has no Chinese for it: labelled."""
+    return Md(f"{FALLBACK} {text}")
+
+
 def symptoms(case: m.Case, lang: str) -> Md | None:
     items = []
     for s in case.symptoms:
         raw = s.text.zh if lang == "zh" else s.text.en
-        if raw:
+        if raw and lang == "zh" and not HAN.search(raw):
+            # a Chinese symptom that is the message as printed: shown as the message
+            items.append(f"- {escape.code(raw)}")
+        elif raw:
             items.append(f"- {escape.line(raw)}")
     return Md("\n".join(items)) if items else None
 
@@ -181,8 +194,12 @@ def _whole_words(run: str, text: str) -> str:
 def _step(step: m.Step, lang: str) -> Md:
     zh = lang == "zh"
     title = escape.line((step.title.zh if zh else None) or step.title.en)
+    if zh and not step.title.zh:
+        title = fallback(title)
     body = [f"**{title}**"]
-    why = prose(step.why, lang) or (prose(step.why) if zh else None)
+    why = prose(step.why, lang)
+    if why is None and zh and prose(step.why) is not None:
+        why = fallback(Md(prose(step.why) or ""))
     if why:
         body.append(why)
     body += [command(c) for c in step.commands]
@@ -190,7 +207,9 @@ def _step(step: m.Step, lang: str) -> Md:
         body.append(
             tabs([(escape.line(label), command(block)) for label, block in step.alternatives])
         )
-    verify = prose(step.verify, lang) or (prose(step.verify) if zh else None)
+    verify = prose(step.verify, lang)
+    if verify is None and zh and prose(step.verify) is not None:
+        verify = fallback(Md(prose(step.verify) or ""))
     if verify or step.verify_commands:
         label = "验证" if zh else "Verify"
         body.append(f"**{label}:** {verify or ''}".rstrip())
@@ -235,7 +254,12 @@ def fix_box(case: m.Case) -> Md | None:
 
 
 def remedy(r: m.Remedy, lang: str) -> Md:
+    """A remedy's steps; the Chinese one opens with the remedy's Chinese title (the heading
+    above the tabs is English)."""
     steps = []
+    if lang == "zh":
+        title = escape.line(r.title.zh) if r.title.zh else fallback(escape.line(r.title.en))
+        steps.append(f"**修复：{title}**")
     for n, step in enumerate(r.steps, 1):
         steps.append(f"{n}. " + escape.indent(_step(step, lang)).lstrip())
     return Md("\n\n".join(steps))

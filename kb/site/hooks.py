@@ -111,7 +111,12 @@ def on_page_content(html: str, page: Page, config: MkDocsConfig, files: Files) -
 
 @event_priority(-100)  # after the search plugin has written its index
 def on_post_build(config: MkDocsConfig) -> None:
-    search_index.normalise_index(Path(config.site_dir))
+    words = search_index.normalise_index(Path(config.site_dir))
+    # the query script again, now with the index's Chinese words to cut queries into
+    script = Path(config.site_dir) / NORMALISE_JS
+    if script.is_file():
+        script.write_text(normalise.javascript(words), encoding="utf-8")
+        log.info("kb: %d Chinese words for cutting queries", len(words))
 
 
 _LANGUAGE_LINK = re.compile(r"\[([^\]\n]+)\]\((?:\.\./)*reference/language\.md[^)\s]*\)")

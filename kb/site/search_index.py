@@ -12,7 +12,7 @@ import logging
 import re
 from pathlib import Path
 
-from kb.site.normalise import normalise_indexed
+from kb.site.normalise import han_words, normalise_indexed
 
 log = logging.getLogger("mkdocs.hooks.kb.search")
 
@@ -25,14 +25,27 @@ def exclude_tab_labels(html: str) -> str:
     return _TAB_LABELS.sub('<div class="tabbed-labels" data-search-exclude', html)
 
 
-def normalise_index(site_dir: Path) -> None:
-    """Rewrite the built index with every entry's text normalised (long numbers kept)."""
+def normalise_index(site_dir: Path) -> list[str]:
+    """Rewrite the built index with every entry's text normalised (long numbers kept);
+    return its Chinese words, which queries are cut into (`kb.site.normalise.segment`)."""
     path = site_dir / INDEX
     if not path.is_file():
-        return
+        return []
     data = json.loads(path.read_text(encoding="utf-8"))
+    texts = []
     for doc in data.get("docs", []):
         if isinstance(doc.get("text"), str):
             doc["text"] = normalise_indexed(doc["text"])
+        texts += [v for k, v in doc.items() if k in ("title", "text") and isinstance(v, str)]
     path.write_text(json.dumps(data, separators=(",", ":"), ensure_ascii=False), encoding="utf-8")
     log.info("kb: search index normalised (%d entries)", len(data.get("docs", [])))
+    return han_words(texts)
+
+
+def index_words(site_dir: Path) -> list[str]:
+    """The Chinese words of a built site's index (what its query script was given)."""
+    data = json.loads((site_dir / INDEX).read_text(encoding="utf-8"))
+    docs = data.get("docs", [])
+    return han_words(
+        v for doc in docs for k, v in doc.items() if k in ("title", "text") and isinstance(v, str)
+    )

@@ -7,6 +7,10 @@ the Chinese lines people wrote in the incidents' notes that a catalogue phrase (
 `zh`) matches are added, marked as notes. The right pages for a line are the case page of
 every incident that holds it, the catalogue section of every message it matches and the
 error-code page of every code or well-known message in it.
+
+Those are only five Chinese lines, so the first sentence of every case's Chinese summary
+(`summary.zh`, written by the case's authors) is searched too, marked as a summary: the
+right page for it is its case's page.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from dsl.api import load_cases
 from dsl.catalogue.load import load_default
 from kb.site import codes
 
@@ -33,6 +38,7 @@ class Probe:
     codes: set[str] = field(default_factory=set)  # error-code page slugs
     source: str = ""  # the first incident file it was taken from
     notes: bool = False  # from the user's notes, not machine output
+    summary: bool = False  # the first sentence of a case's `summary.zh`
 
     @property
     def chinese(self) -> bool:
@@ -121,3 +127,37 @@ def probes(root: Path = REPO / "cases", limit: int = LIMIT) -> list[Probe]:
         step = max(len(rest) / room, 1.0)
         chosen += [rest[int(i * step)] for i in range(min(room, len(rest)))]
     return chosen
+
+
+def first_sentence(text: str) -> str:
+    """A summary's first sentence, its line breaks as the page shows them (spaces)."""
+    head = text.strip().split("。", 1)[0]
+    return " ".join(line.strip() for line in head.splitlines() if line.strip())[:MAX_LINE]
+
+
+def summary_probes(root: Path = REPO / "cases") -> list[Probe]:
+    """The first sentence of each case's Chinese summary. Its right pages are its case's
+    page and, as for a log line, the page of every catalogue message it quotes."""
+    catalogue = load_default()
+    compiled = [
+        (msg.id, [re.compile(w.regex) for w in msg.wordings if w.regex])
+        for msg in catalogue.messages.values()
+        if msg.role != "context"
+    ]
+    out = []
+    for case in sorted(load_cases([root], with_env=False).cases, key=lambda c: c.id):
+        text = case.summary.zh if case.summary is not None else None
+        if text and HAN.search(text):
+            line = first_sentence(text)
+            found = {i for i, rs in compiled if any(r.search(line) for r in rs)}
+            out.append(
+                Probe(
+                    line,
+                    cases={case.id},
+                    messages=found,
+                    codes=_code_slugs(line),
+                    source=f"{case.id}/case.kb",
+                    summary=True,
+                )
+            )
+    return out

@@ -22,6 +22,12 @@ return Array.from(
   document.querySelectorAll('.md-search-result__list > li.md-search-result__item'),
   li => Array.from(li.querySelectorAll(':scope > a, :scope > details > a'), a => a.href));
 """
+DOCS_JS = """
+return Array.from(
+  document.querySelectorAll('.md-search-result__list > li.md-search-result__item:not(.kb-paste-match) > a'),
+  a => a.href);
+"""
+SAME_ANSWER = 8.0  # seconds: a line whose results equal the previous line's, counted as such
 META_JS = "return (document.querySelector('.md-search-result__meta') || {}).textContent || ''"
 POLL = 0.25
 SETTLED = 3  # polls in a row with the same results: the worker has answered
@@ -42,15 +48,21 @@ def groups(driver: Any, text: str) -> list[list[str]]:
         "arguments[0].dispatchEvent(new Event('input', {bubbles: true}));",
         box,
     )
+    # clearing the box leaves the previous line's results up, and the worker takes a second
+    # or more to answer: until its answer differs from them they are not this line's
+    before = (driver.execute_script(META_JS), driver.execute_script(DOCS_JS))
     if len(text) > 1:
         driver.execute_script("arguments[0].value = arguments[1]", box, text[:-1])
     box.send_keys(text[-1])
     deadline = time.monotonic() + WAIT
+    unchanged_until = time.monotonic() + SAME_ANSWER
     last: Any = None
     same = 0
     while time.monotonic() < deadline:
         now = (driver.execute_script(META_JS), driver.execute_script(GROUPS_JS))
+        fresh = (now[0], driver.execute_script(DOCS_JS)) != before
         answered = "matching document" in now[0] or "No matching" in now[0]
+        answered = answered and (fresh or time.monotonic() > unchanged_until)
         same = same + 1 if answered and now == last else 0
         if same >= SETTLED:
             break

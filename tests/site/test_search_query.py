@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import re
+import shutil
+import subprocess
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 from kbsite_build import REPO
 
@@ -79,3 +83,38 @@ def test_catalogue_pages_carry_the_search_boost(tmp_path: Path) -> None:
     for path in message_pages:
         head = pages[path].split("---", 2)[1]
         assert yaml.safe_load(head)["search"]["boost"] == SEARCH_BOOST, path
+
+
+def test_chinese_queries_are_cut_into_the_indexes_words() -> None:
+    """The browser has no jieba: a typed 端口被占用 is cut into the index's own words, and a
+    piece also asks for the longer indexed words that hold it."""
+    words = normalise.han_words(["\u200b端口\u200b被\u200b占用\u200b", "主\u200b端口号 心跳"])
+    assert words == ["主", "占用", "心跳", "端口", "端口号", "被"]
+    assert normalise.query("端口被占用", words) == "端口^1 端口号^1 被^1 占用"
+    assert normalise.query("心跳", words) == "心跳"
+    # an unknown character stays a piece of its own; English around it is untouched
+    assert normalise.query("rank 3 心跳丢失", words) == "rank^1 3^1 心跳^1 丢^1 失"
+    # without the index's words (the first, pre-build script) nothing is cut
+    assert normalise.query("端口被占用") == "端口被占用"
+
+
+def test_the_browser_cuts_chinese_as_python_does(tmp_path: Path) -> None:
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("needs Node.js to run the site's script")
+    words = normalise.han_words(
+        ["\u200b端口\u200b被\u200b占用\u200b 主\u200b端口号 心跳 看门狗 超时"]
+    )
+    lines = ["端口被占用", "主端口被占用了吗", "看门狗超时 rank 1 exitcode 12", "心跳", "ok"]
+    (tmp_path / "n.js").write_text(normalise.javascript(words), encoding="utf-8")
+    (tmp_path / "h.js").write_text(
+        "global.window = global; global.Worker = function () {};"
+        "Worker.prototype.postMessage = function () {};"
+        f"require({json.dumps(str(tmp_path / 'n.js'))});"
+        f"process.stdout.write(JSON.stringify({json.dumps(lines)}.map(window.kbQuery)));",
+        encoding="utf-8",
+    )
+    done = subprocess.run(
+        [node, str(tmp_path / "h.js")], capture_output=True, text=True, check=True
+    )
+    assert json.loads(done.stdout) == [normalise.query(line, words) for line in lines]

@@ -206,6 +206,27 @@ def test_the_phase_chart_is_drawn_by_the_local_mermaid(browser: Any, served: str
     assert drawn[0] == "object" and drawn[1] and drawn[2] > 300, drawn
 
 
+def test_the_phase_page_is_readable_on_a_phone(browser: Any, served: str) -> None:
+    """At 390 px the chart (case ids in tiny text) gives way to a list of the phases in
+    reading-size text, each link visible; at 1400 px the chart shows and the list does not."""
+    from selenium.webdriver.common.by import By
+
+    viewport(browser, 390, 844)
+    browser.get(f"{served}/find/phases/")
+    wait_for(browser, "article .kb-phase-list")
+    links = browser.find_elements(By.CSS_SELECTOR, "article .kb-phase-list a")
+    assert links and all(a.is_displayed() for a in links)
+    sizes = [float(a.value_of_css_property("font-size").removesuffix("px")) for a in links]
+    assert min(sizes) >= 14, sizes
+    assert not browser.find_element(By.CSS_SELECTOR, "article .kb-phase-chart").is_displayed()
+    browser.save_screenshot(str(SCREENSHOTS / "phases-390.png"))
+    viewport(browser, 1400, 900)
+    browser.get(f"{served}/find/phases/")
+    wait_for(browser, "article .kb-phase-chart")
+    assert browser.find_element(By.CSS_SELECTOR, "article .kb-phase-chart").is_displayed()
+    assert not browser.find_element(By.CSS_SELECTOR, "article .kb-phase-list").is_displayed()
+
+
 def test_chinese_search_finds_a_case_by_a_chinese_word(browser: Any, served: str) -> None:
     """心跳 (heartbeat) finds the heartbeat-lost case: its page, or the page of a message the
     catalogue says that case prints (which links it first), among the first three."""

@@ -87,6 +87,9 @@ def test_phase_page_draws_a_linked_mermaid_chart(pages: dict[str, str]) -> None:
     assert f'click C1_0 href "../../cases/{SAMPLE_ID}/"' in page  # "first allreduce"
     assert 'subgraph P1["First collective (1)"]' in page
     assert "## First collective { #first }" in page
+    # the list a phone shows instead of the chart: every phase, linked to its section
+    assert '<nav class="kb-phase-list"' in page
+    assert "- [First collective](#first) — 1 case\n" in page
 
 
 def _files(*paths: str) -> Files:
