@@ -53,7 +53,10 @@ def ensure(out: Path, size_mb: float, ranks: int) -> Path:
 def cpu_of(cmd: list[str], env: dict[str, str]) -> tuple[float, float, int, float]:
     """(CPU s, wall s, exit code, peak RSS MiB) of one fresh process."""
     start = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    # a pipe, not /dev/null: GNU grep stops at the first match when its output is /dev/null
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+    assert proc.stdout is not None
+    proc.stdout.read()
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - start
     code = os.waitstatus_to_exitcode(status)

@@ -15,27 +15,27 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 
-# the rank a line is attributed to (`ranks.strip_prefixes`) is N for sure: one `[rankN]:`
-# (any case), then only prefixes that are not ranks, then a body that opens with no other
-# prefix (`[`, `(`) or space (Python's `\s` is wider than the bytes one)
-_RANKED = re.compile(
-    rb"^\[[Rr][Aa][Nn][Kk](\d{1,9})\]: ?"
-    rb"(?:\[(?![Rr][Aa][Nn][Kk]\d)[A-Za-z_]+?\d{1,9}\]: ?){0,2}"
-    rb"(?=[\x21-\x27\x2a-\x5a\x5c-\x7e])",
-    re.MULTILINE,
-)
+# every line of the block opens with `[rankN]:`; with no other `[rank` (any case) in the block,
+# no line has a second rank prefix, so the rank `ranks.strip_prefixes` gives it is N
+_FIRST = re.compile(rb"\[rank(\d{1,9})\]:")
+_NEXT = re.compile(rb"\n\[rank(\d{1,9})\]:")  # led by a literal: tried at newlines only
 
 
 def block_ranks(buf: bytes | bytearray, end: int) -> set[int] | None:
-    """The ranks of the lines in buf[:end] when every line has a plain `[rankN]:` prefix,
-    else None."""
+    """The ranks of the lines in buf[:end] when every line opens with a plain `[rankN]:`
+    prefix and no line holds another, else None."""
     if end <= 0:
         return None
-    found = _RANKED.findall(buf, 0, end)
-    lines = buf.count(b"\n", 0, end) + (buf[end - 1] != 10)
-    if len(found) != lines:
+    first = _FIRST.match(buf, 0, end)
+    if first is None:
         return None
-    return {int(n) for n in set(found)}
+    found = _NEXT.findall(buf, 0, end)
+    lines = buf.count(b"\n", 0, end) + (buf[end - 1] != 10)
+    if len(found) + 1 != lines:
+        return None
+    if buf[:end].lower().count(b"[rank") != lines:
+        return None
+    return {int(first.group(1)), *(int(n) for n in set(found))}
 
 
 def mutable(

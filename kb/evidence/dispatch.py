@@ -143,12 +143,18 @@ class _Door:
             self.muted.difference_update(self.bulk)
             self.bulk = set()
         progressbar.scanned(end)  # each byte of the file is in one block (or a long line)
-        if buf is None or self.ctx.file_rank is not None or not self.found.counts:
+        counts = self.found.counts
+        if buf is None or self.ctx.file_rank is not None or not counts:
             return
-        ranks = block_ranks(buf, end)
+        ready = {  # keys some rank has counted enough of: only they may be muted
+            key: limit
+            for key, limit in self.enough.items()
+            if counts.get(key) and max(counts[key].values()) >= limit
+        }
+        ranks = block_ranks(buf, end) if ready else None
         if not ranks:
             return
-        indexes, keys = mutable(ranks, self.found.counts, self.enough, self.case_indexes)
+        indexes, keys = mutable(ranks, counts, ready, self.case_indexes)
         self.bulk = indexes - self.muted
         if self.bulk:
             self.muted.update(self.bulk)

@@ -46,6 +46,11 @@ def test_block_ranks_only_when_every_line_has_a_plain_rank_prefix() -> None:
     assert ranks(b"[rank1]: [rank5]: step=1\n[rank1]:(pid=3) x\n") is None
     assert ranks(b"[rank1]:\xc2\xa0[rank5]: x\n") is None  # a space Python's \s would skip
     assert ranks(b"[rank2]: last line without newline") == {2}
+    assert (
+        ranks(b"[rank2]: a\n[Rank3]: b\n") is None
+    )  # prefixes are matched as torchrun writes them
+    assert ranks(b"[rank2]: a\n[rank3]: says [RANK4]: b\n") is None
+    assert ranks(b"[rank0]:[default0]: a\n[rank1]:(Worker pid=7) b\n") == {0, 1}
     assert ranks(b"") is None
 
 
