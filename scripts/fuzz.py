@@ -42,6 +42,7 @@ import argparse
 import gzip
 import io
 import json
+import os
 import random
 import shutil
 import sys
@@ -595,6 +596,11 @@ def long_run(args: argparse.Namespace, log: Callable[[str], None]) -> int:
     from multiprocessing.connection import wait
 
     ctx = multiprocessing.get_context("fork")
+    # The compile caches are pruned to a few entries per folder: another checkout run meanwhile
+    # (tests, `kb eval` after an edit) evicts this run's, and the worker that meets an evicted
+    # cache is charged the recompile as if the input took it. A run keeps its caches apart.
+    private_cache = tempfile.TemporaryDirectory(prefix="kb-fuzz-cache-")
+    os.environ.setdefault("KB_CACHE_DIR", private_cache.name)
     limit_bytes = int(args.memory_gb * GIB)
     tasks = task_seeds(args.cases, args.evidence, args.seed)
     if args.inputs:  # a replay of given seeds instead of a run

@@ -8,13 +8,16 @@ from kb.match.results import Truth
 T, F, U = Truth.TRUE, Truth.FALSE, Truth.UNKNOWN
 
 
-def evaluate_expr(expr: m.Expr, truths: dict[str, Truth]) -> Truth:
+def evaluate_expr(expr: m.Expr, truths: dict[str, Truth], open_negation: bool = False) -> Truth:
+    """The clause's truth. With `open_negation` (a `possible` clause: weak signs), `not x`
+    holds when x is unknown: a sign against the case that nobody handed over does not stand
+    in the way of naming it as possible; at `likely` and above it must be known false."""
     if isinstance(expr, m.Ref):
         return truths.get(expr.name, U)
     if isinstance(expr, m.Not):
-        inner = evaluate_expr(expr.operand, truths)
-        return {T: F, F: T, U: U}[inner]
-    values = [evaluate_expr(o, truths) for o in expr.operands]
+        inner = evaluate_expr(expr.operand, truths, open_negation)
+        return {T: F, F: T, U: T if open_negation else U}[inner]
+    values = [evaluate_expr(o, truths, open_negation) for o in expr.operands]
     if isinstance(expr, m.And):
         if F in values:
             return F

@@ -187,7 +187,7 @@ def run_case(compiled: CompiledCase, bundle: Any, family: frozenset[str] = froze
         for name, _ in positive_refs(c.expr)
     }
     for clause in case.condition.clauses:
-        truth = evaluate_expr(clause.expr, truths)
+        truth = evaluate_expr(clause.expr, truths, clause.role is m.Role.POSSIBLE)
         clauses.append(
             ClauseResult(
                 role=clause.role.value,

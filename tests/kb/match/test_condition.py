@@ -31,6 +31,16 @@ def test_not() -> None:
     assert evaluate_expr(m.Not(operand=ref("a")), {"a": U}) is U
 
 
+def test_a_possible_clause_reads_an_unknown_sign_against_as_absent() -> None:
+    """`possible a and not b`: a user who says only `a`, with no log to show `b`, is named as
+    possible; a known `b` still stops it. At likely and above unknown stays unknown."""
+    expr = m.And(operands=[ref("a"), m.Not(operand=ref("b"))])
+    assert evaluate_expr(expr, {"a": T, "b": U}, open_negation=True) is T
+    assert evaluate_expr(expr, {"a": T, "b": T}, open_negation=True) is F
+    assert evaluate_expr(expr, {"a": U, "b": U}, open_negation=True) is U
+    assert evaluate_expr(expr, {"a": T, "b": U}) is U
+
+
 @pytest.mark.parametrize(
     ("values", "expected"),
     [((T, T, F), T), ((T, F, F), F), ((T, U, F), U), ((U, U, F), U), ((F, F, U), F)],
