@@ -38,13 +38,15 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from kb.evidence import progressbar
     from kb.evidence.facts import dump_json
     from kb.evidence.reader import read_evidence
     from kb.evidence.summary import render_summary
     from kb.report.terminal import safe_for_terminal
 
     try:
-        bundle = read_evidence(evidence_path(args), workers=args.workers)
+        with progressbar.shown(args.format != "json"):  # stderr, and only at a terminal
+            bundle = read_evidence(evidence_path(args), workers=args.workers)
     except FileNotFoundError as exc:
         print(f"kb evidence: {exc}", file=sys.stderr)
         return EXIT_USAGE

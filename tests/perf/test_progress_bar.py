@@ -35,7 +35,7 @@ def test_bar_at_a_terminal_for_text(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     out, err = _diagnose(monkeypatch, capsys, True)
-    assert "kb: reading" in err and "100%" in err
+    assert "kb: reading:   0%" in err  # drawn at once: the input counts as large
     assert err.rstrip(" ").endswith("\r")  # cleared: the report follows on a clean line
     plain, plain_err = _diagnose(monkeypatch, capsys, False)
     assert "kb: reading" not in plain_err
@@ -61,3 +61,15 @@ def test_small_input_waits_before_showing(monkeypatch: pytest.MonkeyPatch) -> No
     assert progressbar._STATE.bar is None
     with progressbar.reading(1000):  # outside `shown`: nothing
         assert progressbar._STATE.bar is None
+
+
+@pytest.mark.parametrize(("fmt", "bar"), [("text", True), ("json", False)])
+def test_kb_evidence_bar_only_for_text(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], fmt: str, bar: bool
+) -> None:
+    err = _Terminal()
+    monkeypatch.setattr("sys.stderr", err)
+    monkeypatch.setattr(progressbar, "LARGE", 0)
+    main(["evidence", "--format", fmt, str(EXAMPLE)])
+    assert ("kb: reading" in err.getvalue()) is bar
+    assert capsys.readouterr().out
