@@ -70,6 +70,9 @@ def build() -> MessageIndex:
     out = MessageIndex(fingerprint=catalogue.fingerprint)
     for message in catalogue.messages.values():
         regexes = [_ungrouped(w.regex) for w in message.wordings if w.regex]
+        # the prefilter's literal comes from what every match holds: a template's start (a
+        # line cut at the margin lacks the rest), a pattern whole
+        required = [_ungrouped(w.required or w.regex) for w in message.wordings if w.regex]
         if not regexes:
             continue
         out.messages.append(
@@ -81,7 +84,7 @@ def build() -> MessageIndex:
                 means=message.means.en,
                 causes=list(message.causes),
                 pattern="|".join(f"(?:{r})" for r in regexes),
-                literal=_shared_literal(regexes),
+                literal=_shared_literal(required),
             )
         )
     return out

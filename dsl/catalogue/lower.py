@@ -214,7 +214,11 @@ class CatalogueLowerer(Lowerer):
             self.error(label.span, f"bad template: {err}", "bad-template")
             return None
         return cm.Wording(
-            template=label.value, regex=template.regex, fields=list(template.fields), **common
+            template=label.value,
+            regex=template.regex,
+            required=template.required,
+            fields=list(template.fields),
+            **common,
         )
 
     def sample(self, block: s.BlockNode, where: str) -> cm.Sample | None:

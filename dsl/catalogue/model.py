@@ -51,6 +51,7 @@ class Wording(Node):
     template: str | None = None  # the emitter's format string with named fields
     pattern: Regex | None = None  # an explicit regex when no single template fits
     regex: str = ""  # what the scanner runs: named groups, one per field
+    required: str = ""  # the regex of what every match holds (a template's start): prefilters
     fields: list[str] = Field(default_factory=list)
     since: str | None = None
     until: str | None = None

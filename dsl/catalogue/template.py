@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 # Bumped when a template compiles to a different pattern: the compile cache and the message
 # index carry it in their keys, so a cached pattern of the old shape is never reused.
-TEMPLATE_VERSION = 2
+TEMPLATE_VERSION = 5
 
 # What each field type matches. Bodies carry no capture groups of their own, so a condition
 # can replace a body with alternatives of literal values (see `with_values`).
@@ -43,21 +43,22 @@ class Template:
     text: str
     regex: str  # named groups, one per field
     fields: dict[str, str]  # field name -> type, in order of appearance
+    required: str = ""  # the regex of the start every match holds, even a line cut early
 
 
 def parse_template(text: str) -> Template:
     """The pattern for `text`; raises TemplateError with the reason."""
     if not text.strip():
         raise TemplateError("a wording needs some text")
-    out: list[str] = []
+    atoms: list[_Atom] = []
     fields: dict[str, str] = {}
     pos = 0
     for found in _FIELD.finditer(text):
-        out.append(_literal(text[pos : found.start()]))
+        atoms += _words(text[pos : found.start()])
         pos = found.end()
         token = found.group(0)
         if token in ("{{", "}}"):
-            out.append(re.escape(token[0]))
+            atoms.append(_Atom(re.escape(token[0]), "word", token[0]))
             continue
         if token in ("{", "}"):
             raise TemplateError(
@@ -69,51 +70,105 @@ def parse_template(text: str) -> Template:
             raise TemplateError(
                 f"`{{{name}:{kind}}}`: unknown field type `{kind}` (types: {', '.join(TYPES)})"
             )
+        shape = "text" if kind == "text" else "field"
         if name == "_":
-            out.append(f"(?:{TYPES[kind]})")
+            atoms.append(_Atom(f"(?:{TYPES[kind]})", shape))
             continue
         if name in fields:
             raise TemplateError(f"the field `{name}` appears twice; give the second a new name")
         fields[name] = kind
-        out.append(f"(?P<{name}>{TYPES[kind]})")
-    out.append(_tail(text[pos:]) if fields else _literal(text[pos:]))
-    regex = "".join(out)
+        atoms.append(_Atom(f"(?P<{name}>{TYPES[kind]})", shape))
+    atoms += _words(text[pos:])
     literal = re.sub(r"\{[^{}]*\}", "", text)
     if len(re.sub(r"\s+", "", literal)) < 6:
         raise TemplateError("a wording needs at least six characters of fixed text to be found")
-    return Template(text=text, regex=regex, fields=fields)
+    regex, required = _cut_at_line_end(atoms)
+    return Template(text=text, regex=regex, fields=fields, required=required)
 
 
-_MIN_TAIL = 8  # a shorter tail is kept whole: cutting it would leave too little to tell apart
-_KEPT_CHARS = 4  # of the tail at least, where a line is cut
-_TAIL_PIECES = re.compile(r"\s+|\S")
+@dataclass(frozen=True)
+class _Atom:
+    regex: str
+    shape: str  # "word" (fixed text without blanks), "space", "field", "text" (a text field)
+    word: str = ""
 
 
-def _tail(part: str) -> str:
-    """The text after the last field, or the start of it where the line ends.
-
-    A log posted in a thread, a terminal or a grep is often cut at the margin:
-    `… ran for 1800437 millisecond`. Every field is read by then, so the message is known;
-    the rest of its fixed text may be missing, but only at the end of the line.
-    """
-    if len(part.strip()) < _MIN_TAIL:
-        return _literal(part)
-    pieces = _TAIL_PIECES.findall(part)
-    # keep the first few characters of the tail: a line cut right after a field could be
-    # any message that starts the same way (`…:1970, unhandled` vs `…:1970, invalid`)
-    kept = seen = 0
-    while kept < len(pieces) and seen < _KEPT_CHARS:
-        seen += not pieces[kept].isspace()
-        kept += 1
-    cut = ""
-    for piece in reversed(pieces[kept:]):
-        cut = f"(?:{_literal(piece)}{cut})?"
-    return f"(?:{_literal(part)}|{_literal(''.join(pieces[:kept]))}{cut}[ \\t\\r]*$)"
+def _words(part: str) -> list[_Atom]:
+    return [
+        _Atom(r"\s+", "space") if p.isspace() else _Atom(re.escape(p), "word", p)
+        for p in re.findall(r" +|[^ ]+", part)
+    ]
 
 
-def _literal(part: str) -> str:
-    pieces = re.split(r"( +)", part)
-    return "".join(r"\s+" if p and p.isspace() else re.escape(p) for p in pieces)
+# Where a line may end early. A log posted in a thread, a terminal or a grep is often cut at
+# the margin (`… ran for 1800437 millisecond`, `Duplicate GPU detected : rank 1 and rank 0
+# both on CUDA device`): what was printed before the cut still names the message once every
+# part that tells it from its neighbours was read. Two emitters' messages can share a long
+# start (PyTorch's `Watchdog caught collective operation timeout: WorkNCCL(…` and torch_npu's
+# `…: WorkHCCL(…`), so a line may end only in the fixed text after the last field (KEPT
+# characters of it read: `…:1970, unhandled` vs `…:1970, invalid`), or among trailing fields
+# once all the fixed text was read; a message with no field, after half its text (WHOLE
+# characters at least). A text field (`{name}`) could stretch to any line end: after one,
+# the next word must be read whole.
+KEPT = 4
+WHOLE = 24
+_EOL = r"[ \t\r]*$"
+
+
+def _cut_at_line_end(atoms: list[_Atom]) -> tuple[str, str]:
+    """The regex of `atoms` (the whole message, or its start up to a line's end), and the
+    regex of the start every match holds (a prefilter may look for its fixed text)."""
+    field_at = [i for i, a in enumerate(atoms) if a.shape in ("field", "text")]
+    words_at = [i for i, a in enumerate(atoms) if a.shape == "word"]
+    fixed = sum(len(atoms[i].word) for i in words_at)
+    last_field = field_at[-1] if field_at else -1
+    last_word = words_at[-1] if words_at else -1
+    least_read = WHOLE if field_at else max(WHOLE, fixed // 2)
+    total = tail = 0  # fixed characters read in all, and since the last field
+    may_end_after: list[bool] = []
+    partial_from: list[int] = []  # the shortest start of a word a line may end in (0: none)
+    after_text = False
+    for i, atom in enumerate(atoms):
+        after_text = atom.shape == "text" or (after_text and atom.shape != "word")
+        if atom.shape == "word" and i > last_field and i > 0 and not _text_before(atoms, i):
+            least = max(1, least_read - total, KEPT - tail if field_at else 1)
+            partial_from.append(least if least < len(atom.word) else 0)
+        else:
+            partial_from.append(0)
+        if atom.shape == "word":
+            total += len(atom.word)
+            tail += len(atom.word) if i > last_field else 0
+        in_tail = i > last_field and total >= least_read and (not field_at or tail >= KEPT)
+        all_read = bool(field_at) and i >= last_word and i >= field_at[0]
+        may_end_after.append((in_tail or all_read) and not after_text)
+    regex = ""
+    for i in range(len(atoms) - 1, -1, -1):
+        atom = atoms[i]
+        last = i == len(atoms) - 1
+        rest = regex if last or not may_end_after[i] else f"(?:{regex}|{_EOL})"
+        regex = atom.regex + rest
+        if partial_from[i]:
+            regex = f"(?:{regex}|{_prefix(atom.word, partial_from[i])}{_EOL})"
+    cuts = [i for i, p in enumerate(partial_from) if p]
+    cuts += [i + 1 for i, ok in enumerate(may_end_after) if ok and i < len(atoms) - 1]
+    required = "".join(a.regex for a in atoms[: min(cuts, default=len(atoms))])
+    return regex, required
+
+
+def _text_before(atoms: list[_Atom], i: int) -> bool:
+    """A text field comes right before atom i (blanks between): it could end anywhere."""
+    j = i - 1
+    while j >= 0 and atoms[j].shape == "space":
+        j -= 1
+    return j >= 0 and atoms[j].shape == "text"
+
+
+def _prefix(word: str, least: int) -> str:
+    """`word` cut after at least `least` of its characters, before its end."""
+    optional = ""
+    for ch in reversed(word[least:-1]):
+        optional = f"(?:{re.escape(ch)}{optional})?"
+    return re.escape(word[:least]) + optional
 
 
 def with_values(regex: str, values: dict[str, list[str]]) -> str:

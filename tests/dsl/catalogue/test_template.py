@@ -79,47 +79,64 @@ WATCHDOG = (
     "[Rank {rank:int}] Watchdog caught collective operation timeout: WorkNCCL(SeqNum={seq:int}, "
     "OpType={op:word}) ran for {ms:int} milliseconds before timing out."
 )
+HCCL_WATCHDOG = (
+    "[Rank {rank:int}] Watchdog caught collective operation timeout: WorkHCCL({work}) ran for "
+    "{ms:int} milliseconds before timing out."
+)
+DUPLICATE = "Duplicate GPU detected : rank {a:int} and rank {b:int} both on CUDA device {bus:word}"
+NCCL_ERROR = "NCCL error in: {file}:{line:int}, unhandled system error"
+START = (
+    "[Rank 1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=2, OpType=ALLREDUCE)"
+)
 
 
 @pytest.mark.parametrize(
-    ("line", "found"),
+    ("template", "line", "found"),
     [
-        # a post cut at the margin: every field read, the fixed tail cut where the line ends
+        # a post cut at the margin: what was printed before the cut names the message
+        (WATCHDOG, START + " ran for 1800437 millisecond", True),
+        (WATCHDOG, START + " ran for 1800437 milliseconds before timing out.", True),
+        (WATCHDOG, START + " ran for 1800437 mill", True),
+        (WATCHDOG, START + " ran for 1800437 mil", False),
+        # two emitters' messages that start alike: a cut before the last field names neither
+        (HCCL_WATCHDOG, "[Rank 0] Watchdog caught collective operation timeout:", False),
+        (HCCL_WATCHDOG, "[Rank 0] Watchdog caught collective operation timeout: WorkNCCL(", False),
         (
-            "[Rank 1] Watchdog caught collective operation timeout: "
-            "WorkNCCL(SeqNum=2, OpType=ALLREDUCE) ran for 1800437 millisecond",
+            DUPLICATE,
+            "NCCL WARN Duplicate GPU detected : rank 1 and rank 0 both on CUDA device",
             True,
         ),
-        (
-            "[Rank 1] Watchdog caught collective operation timeout: "
-            "WorkNCCL(SeqNum=2, OpType=ALLREDUCE) ran for 1800437 milliseconds before timing out.",
-            True,
-        ),
-        # cut too early to know the tail (fewer than four of its characters)
-        (
-            "[Rank 1] Watchdog caught collective operation timeout: "
-            "WorkNCCL(SeqNum=2, OpType=ALLREDUCE) ran for 1800437 mil",
-            False,
-        ),
-        # not cut: other text follows where the tail should be
-        (
-            "[Rank 1] Watchdog caught collective operation timeout: "
-            "WorkNCCL(SeqNum=2, OpType=ALLREDUCE) ran for 1800437 millis and more",
-            False,
-        ),
+        # not cut: other text follows where the message should go on
+        (WATCHDOG, START + " ran for 1800437 millis and more", False),
+        (DUPLICATE, "Duplicate GPU detected : rank 1 and rank 0 both on another device", False),
+        # cut too soon after the first field to tell it from a message that starts alike
+        (NCCL_ERROR, "NCCL error in: ProcessGroupNCCL.cpp:12,", False),
+        (NCCL_ERROR, "NCCL error in: ProcessGroupNCCL.cpp:12, unhandled s", True),
+        (NCCL_ERROR, "NCCL error in: ProcessGroupNCCL.cpp:12, unhandled", False),
+        # a text field could reach any line end: the word after it must be read whole
+        ("Cuda failure '{error}' while connecting", "Cuda failure 'anything at all", False),
     ],
 )
-def test_a_line_cut_after_its_last_field_is_the_message(line: str, found: bool) -> None:
-    match = re.search(parse_template(WATCHDOG).regex, line, re.MULTILINE)
+def test_a_line_cut_at_its_end_is_the_message(template: str, line: str, found: bool) -> None:
+    match = re.search(parse_template(template).regex, line, re.MULTILINE)
     assert (match is not None) is found
-    if match:
-        assert match.group("seq") == "2" and match.group("ms") == "1800437"
+
+
+def test_a_cut_line_keeps_the_fields_it_shows() -> None:
+    match = re.search(parse_template(WATCHDOG).regex, START + " ran for 1800437 millisecond")
+    assert match and match.group("seq") == "2" and match.group("ms") == "1800437"
 
 
 def test_a_cut_cannot_turn_one_message_into_another() -> None:
     """`…:12, unhandled system error` and `…:12, invalid usage` start alike: a line cut
-    inside the tail is the message whose tail it starts, never the other."""
-    system = parse_template("NCCL error in: {file}:{line:int}, unhandled system error").regex
+    inside what follows is the message whose text it starts, never the other."""
+    system = parse_template(NCCL_ERROR).regex
     usage = parse_template("NCCL error in: {file}:{line:int}, invalid usage").regex
     cut = "NCCL error in: ProcessGroupNCCL.cpp:12, unhandled sys"
     assert re.search(system, cut, re.MULTILINE) and not re.search(usage, cut, re.MULTILINE)
+
+
+def test_a_message_without_fields_is_cut_only_after_enough_of_it() -> None:
+    regex = parse_template("Some NCCL operations have failed or timed out. Due to the").regex
+    assert re.search(regex, "[E x.cpp:1] Some NCCL operations have failed or tim", re.MULTILINE)
+    assert not re.search(regex, "[E x.cpp:1] Some NCCL operations", re.MULTILINE)
