@@ -18,6 +18,7 @@ MIN_LINE = 12
 # a lower-case word standing alone between spaces: prefixes programs write have none or one
 # (`line` in `run.sh: line 5:`; a logger's dotted name `torch.distributed.elastic` is one
 # token, not words), a sentence before a quote has several
+_MAX_HANDOVER_WORDS = 4
 _PROSE_WORD = re.compile(r"(?<!\S)[a-z]{2,}[,;:]?(?!\S)")
 
 
@@ -30,6 +31,8 @@ def is_catalogued_message(line: str) -> bool:
     False
     >>> is_catalogued_message("ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: -9) local_rank: 0 (pid: 5343) of binary: /usr/bin/python")
     True
+    >>> is_catalogued_message("CUDA kernel failed : no kernel image is available for execution on the device")
+    True
     >>> is_catalogued_message("It always stops with Duplicate GPU detected : rank 1 and rank 0 both on CUDA device 1a000")
     False
     """
@@ -41,6 +44,17 @@ def is_catalogued_message(line: str) -> bool:
     for entry in messages_in(text, message_index().messages):
         pattern = compiled(entry.pattern)
         found = pattern.search(text) if pattern else None
-        if found and len(_PROSE_WORD.findall(text[: found.start()])) < 2:
+        if found and _program_prefix(text[: found.start()]):
             return True
     return False
+
+
+def _program_prefix(before: str) -> bool:
+    """What precedes the message is a program's prefix, not the words of a sentence: at most
+    one lower-case word, or a few ending the way a program hands over to the message it
+    quotes, with a colon or a closing bracket (`CUDA kernel failed : `, `Check failed: error
+    == cudaSuccess (48 vs. 0) `), which a sentence quoting it rarely does."""
+    words = len(_PROSE_WORD.findall(before))
+    if words < 2:
+        return True
+    return words <= _MAX_HANDOVER_WORDS and before.rstrip()[-1:] in (":", ")", "]")
