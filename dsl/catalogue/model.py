@@ -34,6 +34,7 @@ EMITTERS = (
     "libstdcxx",
     "openmpi",
     "mpich",
+    "ucx",
     "slurm",
     "vllm",
     "sglang",
