@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 # Bumped when a template compiles to a different pattern: the compile cache and the message
 # index carry it in their keys, so a cached pattern of the old shape is never reused.
-TEMPLATE_VERSION = 5
+TEMPLATE_VERSION = 6
 
 # What each field type matches. Bodies carry no capture groups of their own, so a condition
 # can replace a body with alternatives of literal values (see `with_values`).
@@ -79,6 +79,10 @@ def parse_template(text: str) -> Template:
         fields[name] = kind
         atoms.append(_Atom(f"(?P<{name}>{TYPES[kind]})", shape))
     atoms += _words(text[pos:])
+    if atoms and atoms[-1].shape == "word" and atoms[-1].word.endswith("."):
+        # the full stop that ends a message is often lost (a re-raised exception, a copy)
+        word = atoms[-1].word
+        atoms[-1] = _Atom(re.escape(word[:-1]) + r"\.?", "word", word)
     literal = re.sub(r"\{[^{}]*\}", "", text)
     if len(re.sub(r"\s+", "", literal)) < 6:
         raise TemplateError("a wording needs at least six characters of fixed text to be found")

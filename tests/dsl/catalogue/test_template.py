@@ -140,3 +140,14 @@ def test_a_message_without_fields_is_cut_only_after_enough_of_it() -> None:
     regex = parse_template("Some NCCL operations have failed or timed out. Due to the").regex
     assert re.search(regex, "[E x.cpp:1] Some NCCL operations have failed or tim", re.MULTILINE)
     assert not re.search(regex, "[E x.cpp:1] Some NCCL operations", re.MULTILINE)
+
+
+def test_the_full_stop_that_ends_a_message_may_be_missing() -> None:
+    regex = parse_template(
+        "The client socket has timed out after {timeout} while trying to connect to "
+        "({host}, {port:int})."
+    ).regex
+    line = "TimeoutError: The client socket has timed out after 1800s while trying to connect to "
+    match = re.search(regex, line + "(127.0.0.1, 43971)", re.MULTILINE)
+    assert match and match.group("host") == "127.0.0.1"
+    assert re.search(regex, line + "(gpu-c01, 29500).", re.MULTILINE)
