@@ -1,0 +1,5 @@
+import tensorflow as tf
+import horovod.tensorflow as hvd
+hvd.init()
+print(hvd.local_rank())
+print(hvd.size())
