@@ -124,9 +124,12 @@ def _read_or_build(fingerprint: str) -> MessageIndex:
 
 @lru_cache(maxsize=2048)
 def compiled(pattern: str) -> re.Pattern[str] | None:
-    """An index pattern, compiled once; None for RE2 syntax Python lacks."""
+    """An index pattern, compiled once (per machine: `dsl.regex_cache`); None for RE2 syntax
+    Python lacks."""
+    from dsl import regex_cache as regex
+
     try:
-        return re.compile(pattern)
+        return regex.compile(pattern)
     except re.error:
         return None
 

@@ -45,8 +45,10 @@ LEVELS = (m.Level.CONFIRMED, m.Level.LIKELY)
 
 @lru_cache(maxsize=4096)
 def _compiled(pattern: str) -> re.Pattern[str] | None:
+    from dsl import regex_cache as regex  # re.compile's own object, its code kept per machine
+
     try:
-        return re.compile(pattern)
+        return regex.compile(pattern)
     except re.error:  # RE2 syntax Python lacks: the message is then not told apart
         return None
 

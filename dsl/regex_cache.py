@@ -1,0 +1,155 @@
+"""Python regexes compiled once per machine, not once per process.
+
+A warm `kb diagnose` compiled a few hundred catalogue patterns with `re.compile` on every
+call (large alternations: about half a second of CPU, more than all the matching). What
+`re.compile` spends its time on is pure Python: parsing the pattern and emitting the
+engine's code. The result is a list of integers handed to `_sre.compile`, which builds the
+pattern object in C. This module keeps those arguments on disk, keyed by the interpreter
+(its version and `_sre.MAGIC`), and builds the same pattern object from them: the object is
+equal to `re.compile(pattern, flags)` (same pattern, flags and code; `Pattern.__eq__`
+compares exactly these), so matching cannot change.
+
+The store is one file written whole (temporary file renamed over it) when the process
+exits having compiled something new; it is read only when its header carries this
+interpreter's key and a hash of its body, so a truncated, corrupt or foreign file is
+ignored. Any surprise (an interpreter whose `re` internals differ) falls back to
+`re.compile`.
+"""
+
+from __future__ import annotations
+
+import atexit
+import hashlib
+import marshal
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+MAGIC = b"kb-regex-cache/1\n"
+MAX_ENTRIES = 5000  # past this the store starts again (a catalogue holds ~1,000 patterns, ~4 MB)
+
+try:  # the pieces `re.compile` itself uses (CPython 3.11+: re._parser, re._compiler)
+    import _sre
+    from re import _compiler, _parser  # type: ignore[attr-defined]
+
+    _SUPPORTED = hasattr(_compiler, "_code") and hasattr(_parser, "parse")
+except ImportError:  # pragma: no cover - another interpreter
+    _SUPPORTED = False
+
+Args = tuple[int, list[int], int, dict[str, int], tuple[Any, ...]]
+
+_known: dict[tuple[str, int], Args] | None = None  # the store, once read
+_new: dict[tuple[str, int], Args] = {}  # compiled by this process, to be written
+_built: dict[tuple[str, int], re.Pattern[str]] = {}  # this process's objects
+
+
+def _interpreter() -> bytes:
+    tag = (sys.version, getattr(_sre, "MAGIC", 0), sys.implementation.cache_tag)
+    return repr(tag).encode()
+
+
+def _path() -> Path:
+    from dsl.compiler import cache_dir
+
+    key = hashlib.sha256(_interpreter()).hexdigest()[:16]
+    return cache_dir() / f"regex-{key}.marshal"
+
+
+def _read() -> dict[tuple[str, int], Args]:
+    try:
+        blob = _path().read_bytes()
+    except OSError:
+        return {}
+    head = MAGIC + _interpreter() + b"\n"
+    if not blob.startswith(head):
+        return {}
+    digest, _, body = blob[len(head) :].partition(b"\n")
+    if hashlib.sha256(body).hexdigest().encode() != digest:
+        return {}
+    try:
+        found = marshal.loads(body)
+    except (ValueError, EOFError, TypeError):
+        return {}
+    return found if isinstance(found, dict) else {}
+
+
+def _args(pattern: str, flags: int) -> Args:
+    """What `re._compiler.compile` hands `_sre.compile`, computed the way it does."""
+    parsed = _parser.parse(pattern, flags)
+    code = _compiler._code(parsed, flags)
+    groupindex = dict(parsed.state.groupdict)
+    indexgroup: list[Any] = [None] * parsed.state.groups
+    for name, i in groupindex.items():
+        indexgroup[i] = name
+    return (flags | parsed.state.flags, [int(c) for c in code], parsed.state.groups - 1, groupindex,
+            tuple(indexgroup))  # fmt: skip
+
+
+def _build(pattern: str, args: Args) -> re.Pattern[str]:
+    final, code, groups, groupindex, indexgroup = args
+    built: re.Pattern[str] = _sre.compile(pattern, final, code, groups, groupindex, indexgroup)
+    return built
+
+
+def compile(pattern: str, flags: int = 0) -> re.Pattern[str]:
+    """`re.compile(pattern, flags)` for a str pattern; raises `re.error` as it does."""
+    global _known
+    flags = int(flags)
+    key = (pattern, flags)
+    found = _built.get(key)
+    if found is not None:
+        return found
+    if not _SUPPORTED or not isinstance(pattern, str) or flags & re.DEBUG:
+        return re.compile(pattern, flags)
+    if _known is None:
+        _known = _read()
+    args = _known.get(key)
+    try:
+        if args is None:
+            args = _args(pattern, flags)
+            built = _build(pattern, args)
+            _new[key] = args
+            if len(_new) == 1:
+                atexit.register(flush)
+        else:
+            built = _build(pattern, args)
+    except re.error:
+        raise  # the pattern's own error, as re.compile raises it
+    except Exception:  # internals not as expected: the ordinary way
+        return re.compile(pattern, flags)
+    _built[key] = built
+    return built
+
+
+def flush() -> None:
+    """Write what this process compiled, merged with the store (a read-only cache, or a
+    race with another process, only costs speed)."""
+    if not _new:
+        return
+    merged = dict(_read())
+    if len(merged) + len(_new) > MAX_ENTRIES:
+        merged = {}
+    merged.update(_new)
+    _new.clear()
+    try:
+        body = marshal.dumps(merged)
+    except ValueError:
+        return
+    data = MAGIC + _interpreter() + b"\n" + hashlib.sha256(body).hexdigest().encode() + b"\n"
+    from dsl.compiler import write_cache_file
+
+    write_cache_file(_path(), data + body)
+    global _known
+    _known = merged
+
+
+def _reset_for_tests() -> None:
+    """Forget this process's state (tests point KB_CACHE_DIR elsewhere between cases)."""
+    global _known
+    _known = None
+    _new.clear()
+    _built.clear()
+
+
+__all__ = ["compile", "flush"]
