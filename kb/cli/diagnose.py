@@ -61,6 +61,13 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from dsl.catalogue.load import held_fingerprint
+
+    with held_fingerprint():  # the catalogue's files walked once per run, not once per line
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
     from kb.evidence import progressbar
     from kb.evidence.summary import render_summary
     from kb.match.diagnose import diagnose_bundle, read_bundle
