@@ -35,6 +35,7 @@ EMITTERS = (
     "openmpi",
     "mpich",
     "ucx",
+    "hip",
     "slurm",
     "vllm",
     "sglang",
