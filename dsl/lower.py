@@ -221,12 +221,14 @@ class Lowerer:
         title = self.label_text(block, spec)
         values, blocks = self.fields(block.items, spec, spec.fields, f'step "{title}"')
         alternatives = []
+        labels_zh: list[str | None] = []
         for option in blocks:
             ospec = sc.BLOCKS["option"]
             label = self.label_text(option, ospec)
             ovalues, _ = self.fields(option.items, ospec, ospec.fields, f'option "{label}"')
             if ovalues.get("run") is not None:
                 alternatives.append((label, ovalues["run"]))
+                labels_zh.append(ovalues.get("label.zh"))
             else:
                 self.error(
                     option.span, f'option "{label}" needs a `run` code block', "missing-field"
@@ -236,6 +238,7 @@ class Lowerer:
             why=self.text(values, "why", block.span),
             commands=[c for c in values.get("run", []) if c is not None],
             alternatives=alternatives,
+            alternative_labels_zh=labels_zh,
             verify=self.text(values, "verify", block.span),
             verify_commands=[c for c in values.get("verify_run", []) if c is not None],
             span=block.span,

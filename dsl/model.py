@@ -128,6 +128,8 @@ class Step(Node):
     why: Text | None = None
     commands: list[CodeBlock] = Field(default_factory=list)
     alternatives: list[tuple[str, CodeBlock]] = Field(default_factory=list)  # (label, code)
+    # each alternative's `label.zh` (None: none written), in the order of `alternatives`
+    alternative_labels_zh: list[str | None] = Field(default_factory=list)
     verify: Text | None = None
     verify_commands: list[CodeBlock] = Field(default_factory=list)
 

@@ -107,7 +107,10 @@ BLOCKS: dict[str, BlockSpec] = {
         "One of several alternative ways to do a step (shown as tabs).",
         label=TEXT,
         label_doc="the tab label",
-        fields=(Field("run", CODE, "The command for this alternative."),),
+        fields=(
+            Field("label.zh", TEXT, "The tab label in Chinese (the Chinese tab shows it)."),
+            Field("run", CODE, "The command for this alternative."),
+        ),
     ),
     "fixture": BlockSpec(
         "fixture",

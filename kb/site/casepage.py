@@ -204,9 +204,7 @@ def _step(step: m.Step, lang: str) -> Md:
         body.append(why)
     body += [command(c) for c in step.commands]
     if step.alternatives:
-        body.append(
-            tabs([(escape.line(label), command(block)) for label, block in step.alternatives])
-        )
+        body.append(tabs(alternatives(step, lang)))
     verify = prose(step.verify, lang)
     if verify is None and zh and prose(step.verify) is not None:
         verify = fallback(Md(prose(step.verify) or ""))
@@ -215,6 +213,23 @@ def _step(step: m.Step, lang: str) -> Md:
         body.append(f"**{label}:** {verify or ''}".rstrip())
         body += [command(c) for c in step.verify_commands]
     return Md("\n\n".join(body))
+
+
+def alternatives(step: m.Step, lang: str) -> list[tuple[str, Md]]:
+    """A step's options as tabs. The Chinese tab labels each with its `label.zh`; an option
+    without one is "做法 N" (a tab label cannot hold a labelled English fallback), its English
+    label, marked as the original, above its command, so no English sentence is a tab label."""
+    out = []
+    labels_zh = step.alternative_labels_zh
+    for n, (label, block) in enumerate(step.alternatives, 1):
+        zh = labels_zh[n - 1] if lang == "zh" and n <= len(labels_zh) else None
+        if lang != "zh":
+            out.append((escape.line(label), command(block)))
+        elif zh:
+            out.append((escape.line(zh), command(block)))
+        else:
+            out.append((f"做法 {n}", Md(f"{fallback(escape.line(label))}\n\n{command(block)}")))
+    return out
 
 
 def command(block: m.CodeBlock) -> Md:

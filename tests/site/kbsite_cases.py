@@ -54,6 +54,7 @@ tar czf plog.tgz ~/ascend/log/debug/plog
       title.zh "安装最后一个正常的版本"
       why "0.28.0 runs the collective on every rank."
       option "pip" {
+        label.zh "用 pip 安装"
         run ```bash
 pip install "accelerate==0.28.0"
 ```
