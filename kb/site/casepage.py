@@ -219,7 +219,7 @@ def alternatives(step: m.Step, lang: str) -> list[tuple[str, Md]]:
     """A step's options as tabs. The Chinese tab labels each with its `label.zh`; an option
     without one is "做法 N" (a tab label cannot hold a labelled English fallback), its English
     label, marked as the original, above its command, so no English sentence is a tab label."""
-    out = []
+    out: list[tuple[str, Md]] = []
     labels_zh = step.alternative_labels_zh
     for n, (label, block) in enumerate(step.alternatives, 1):
         zh = labels_zh[n - 1] if lang == "zh" and n <= len(labels_zh) else None

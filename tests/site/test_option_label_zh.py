@@ -9,12 +9,12 @@ from kbsite_cases import SAMPLE, SAMPLE_FIXTURES, SAMPLE_ID, write_case
 
 from dsl import model as m
 from dsl.api import load_cases
-from dsl.diagnostics import has_errors
+from dsl.diagnostics import Diagnostic, has_errors
 from dsl.formatter import format_text
 from kb.site import casepage
 
 
-def _step(root: Path, text: str = SAMPLE) -> tuple[m.Step, list[object]]:
+def _step(root: Path, text: str = SAMPLE) -> tuple[m.Step, list[Diagnostic]]:
     write_case(root, SAMPLE_ID, text, SAMPLE_FIXTURES)
     result = load_cases([root], with_env=False)
     errors = [d for d in result.diagnostics if has_errors([d])]
