@@ -419,7 +419,7 @@ def diagnose_bundle(kb: KnowledgeBase, bundle: Any, only: str | None = None) -> 
         ]
         # lines a case's query found are read too: a catalogued message need not look like an
         # error line (`Unable to determine the device handle for GPU…: Unknown Error`)
-        prose = {(ln.file, ln.line) for ln in facts.notes} - {(ln.file, ln.line) for ln in quoted}
+        prose = prose_lines(facts)
         found = [ln for v in verdicts for _, ln in v.evidence if (ln.file, ln.line) not in prose]
         diagnosis.known_messages = known_messages([*facts.suspicious, *quoted, *found], verdicts)
         possible = _named_by_the_catalogue(verdicts, diagnosis.known_messages)
