@@ -22,6 +22,21 @@ collective-in-main-only-branch accelerator.wait_for_everyone accelerator.is_main
 save-in-main-only-branch model.save_pretrained accelerator.is_main_process [main process only] 4
 collective-in-main-only-branch dist.barrier not accelerator.is_main_process [main process only] 8
 
+Lightning's guards count the same: `trainer.is_global_zero` and `@rank_zero_only`:
+
+>>> ctx = FileContext("module.py", PathHints(), Limits())
+>>> PythonSource(ctx).parse('''
+... def test_epoch_end(self, outputs):
+...     if self.trainer.is_global_zero:
+...         outputs = self.all_gather(outputs)
+... @rank_zero_only
+... def log_all(self, x):
+...     self.all_gather(x)
+... ''')
+>>> for f in ctx.facts.source_findings: print(f.call, f.guard, f.evidence.line)
+self.all_gather @log_all [main process only] 7
+self.all_gather self.trainer.is_global_zero [main process only] 4
+
 The main-process-first idiom calls the barrier once on every rank, so it is not a finding:
 
 >>> ctx = FileContext("prep.py", PathHints(), Limits())
@@ -56,8 +71,11 @@ COLLECTIVES = frozenset({
 SAVES = frozenset({"save_pretrained", "save"})
 MAIN_ONLY = "main process only"
 OTHERS_ONLY = "other ranks only"
+# accelerate, transformers' Trainer, and Lightning's trainer (`trainer.is_global_zero`)
 _MAIN_ATTRS = frozenset({"is_main_process", "is_local_main_process", "is_world_process_zero",
-                         "is_local_process_zero"})  # fmt: skip
+                         "is_local_process_zero", "is_global_zero"})  # fmt: skip
+# Lightning's decorators that run a function on rank 0 only (the others return None)
+_MAIN_DECORATORS = frozenset({"rank_zero_only"})
 
 
 def _dotted(node: ast.AST) -> str:
@@ -137,6 +155,10 @@ class PythonSource(WholeFileSource):
         lines = text.splitlines()
         self.helpers = _functions_with_collectives(tree)
         for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(
+                _dotted(d).rsplit(".", 1)[-1] in _MAIN_DECORATORS for d in node.decorator_list
+            ):  # @rank_zero_only def on_validation_epoch_end(...): its body runs on rank 0 only
+                self._calls(node.body, f"@{node.name} [{MAIN_ONLY}]", lines)
             if isinstance(node, ast.If):
                 which = main_only(node.test)
                 if which is None:
