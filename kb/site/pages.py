@@ -302,7 +302,7 @@ def _phase_chart(groups: list[tuple[phases.Phase, list[m.Case]]]) -> Md:
         lines.append("    direction TB")
         ids = [f"C{n}_{k}" for k in range(len(cases))]
         for cid, case in zip(ids, cases, strict=True):
-            lines.append(f'    {cid}("{_mermaid_text(case.id)}")')
+            lines.append(f'    {cid}("{chart_label(case)}")')
         if not cases:
             lines.append(f'    E{n}("no case yet")')
         for a, b in itertools.pairwise(ids):
@@ -314,6 +314,35 @@ def _phase_chart(groups: list[tuple[phases.Phase, list[m.Case]]]) -> Md:
             href = f"../../cases/{quote(case.id, safe='-_.')}/"
             lines.append(f'  click C{n}_{k} href "{href}" "{_mermaid_text(case.title.en)}"')
     return Md("\n".join(lines))
+
+
+CHART_LINE = 22  # characters per line of a chart box: five columns fit 1280 px unshrunk
+CHART_TITLE = 64  # characters of a title a box shows
+_DANGLING = re.compile(r"(\s+(or|and|with|by|of|in|on|at|the|a|to|/|-))+$", re.IGNORECASE)
+
+
+def short_title(case: m.Case) -> str:
+    """The title's lead (what the reader sees, before its first ": "), cut at a word."""
+    text = casepage.plain_title(case.title.en).split(": ", 1)[0].strip()
+    if len(text) > CHART_TITLE:
+        text = text[: CHART_TITLE - 1].rsplit(" ", 1)[0]
+        if text.count("(") > text.count(")"):  # never an unclosed aside
+            text = text[: text.rindex("(")]
+        text = _DANGLING.sub("", text.rstrip(" ,;")) + "…"
+    return text
+
+
+def chart_label(case: m.Case) -> str:
+    """A chart box's label: the short title in lines of about `CHART_LINE` characters. Case
+    ids as labels made each column as wide as the longest id, and the five columns shrank
+    to ~9 px text at 1280 px."""
+    lines: list[str] = []
+    for word in _mermaid_text(short_title(case).replace("…", "...")).split():
+        if lines and len(lines[-1]) + 1 + len(word) <= CHART_LINE:
+            lines[-1] += " " + word
+        else:
+            lines.append(word)
+    return "<br>".join(lines)
 
 
 def _mermaid_text(value: str) -> str:

@@ -206,6 +206,24 @@ def test_the_phase_chart_is_drawn_by_the_local_mermaid(browser: Any, served: str
     assert drawn[0] == "object" and drawn[1] and drawn[2] > 300, drawn
 
 
+def test_the_phase_chart_reads_at_1280(browser: Any, served: str) -> None:
+    """At 1280 px the chart's boxes show short titles in text at least 11 px high as drawn
+    (case ids as labels shrank the five columns to ~9 px text)."""
+    viewport(browser, 1280, 800)
+    browser.get(f"{served}/find/phases/")
+    wait_for(browser, "article .mermaid svg .node")
+    sizes = browser.execute_script(
+        "var svg = document.querySelector('article .mermaid svg');"
+        "var scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;"
+        "return Array.from(svg.querySelectorAll('.node .nodeLabel'), function (l) {"
+        "  return [parseFloat(getComputedStyle(l).fontSize) * scale, l.textContent]; });"
+    )
+    assert len(sizes) >= 20, sizes
+    assert min(s for s, _ in sizes) >= 11, sorted(sizes)[:3]
+    assert not any(t.strip() and " " not in t.strip() and "-" in t for _, t in sizes), sizes
+    browser.save_screenshot(str(SCREENSHOTS / "phases-1280.png"))
+
+
 def test_the_phase_page_is_readable_on_a_phone(browser: Any, served: str) -> None:
     """At 390 px the chart (case ids in tiny text) gives way to a list of the phases in
     reading-size text, each link visible; at 1400 px the chart shows and the list does not."""

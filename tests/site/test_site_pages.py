@@ -86,6 +86,11 @@ def test_phase_page_draws_a_linked_mermaid_chart(pages: dict[str, str]) -> None:
     assert "```mermaid\nflowchart LR\n" in page
     assert f'click C1_0 href "../../cases/{SAMPLE_ID}/"' in page  # "first allreduce"
     assert 'subgraph P1["First collective (1)"]' in page
+    # boxes show the short title in lines (ids as labels shrank the chart to ~9 px text)
+    assert (
+        'C1_0("Rank 1 times out<br>waiting for sockets<br>during the first<br>allreduce")' in page
+    )
+    assert f'("{SAMPLE_ID}")' not in page
     assert "## First collective { #first }" in page
     # the list a phone shows instead of the chart: every phase, linked to its section
     assert '<nav class="kb-phase-list"' in page
@@ -141,3 +146,34 @@ def test_contributing_page_includes_the_guide(tmp_path: Path) -> None:
     config = MkDocsConfig(config_file_path=str(tmp_path / "mkdocs.yml"))
     out = contributing.include_contributing(f"intro\n{contributing.MARKER}\n", _Page(), config)  # type: ignore[arg-type]
     assert "## Guide" in out and "Run `kb check`." in out and contributing.MARKER not in out
+
+
+def test_a_chart_box_shows_a_short_title_cut_at_a_word(tmp_path: Path) -> None:
+    from dsl import model as m
+    from kb.site.pages import CHART_LINE, CHART_TITLE, chart_label, short_title
+
+    def case(title: str) -> m.Case:
+        root = tmp_path / str(len(list(tmp_path.iterdir())))
+        (c,) = load_cases([_sample_root(root, title)], with_env=False).cases
+        return c
+
+    long = "NCCL WARN Call to ibv_reg_mr / ibv_create_cq failed (errno 12, Cannot allocate memory) on rank 3"
+    short = short_title(case(long))
+    assert short == "NCCL WARN Call to ibv_reg_mr / ibv_create_cq failed…", short
+    assert len(short) <= CHART_TITLE
+    assert short_title(case("Address already in use: the master port is taken")) == (
+        "Address already in use"
+    )
+    label = chart_label(case(long))
+    assert all(len(line) <= CHART_LINE for line in label.split("<br>")), label
+    assert label.replace("<br>", " ") == "NCCL WARN Call to ibv_reg_mr / ibv_create_cq failed..."
+
+
+def _sample_root(root: Path, title: str) -> Path:
+    text = SAMPLE.replace(
+        'title "Rank 1 times out waiting for sockets during the first allreduce"',
+        f'title "{title}"',
+        1,
+    )
+    write_case(root, SAMPLE_ID, text, SAMPLE_FIXTURES)
+    return root
