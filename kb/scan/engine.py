@@ -82,16 +82,20 @@ class PatternSet:
             ]
             for i in verify:  # RE2 must accept them now, not halfway through a scan
                 line_regex(self.patterns[i][1], self.patterns[i][2])
+            alts = [
+                [syntax.to_line_end(syntax.crlf_dollar(a)) for a in syntax.alternatives(rx)]
+                for _, rx, _ in self.patterns
+            ]
         else:
-            exprs, verify = record
+            exprs, verify, alts = record
         self.ids: list[int] = [p[0] for p in self.patterns]
         self.index_of: dict[int, int] = {pid: i for i, pid in enumerate(self.ids)}
         # Patterns whose hits must be re-checked on the line alone (see module docstring);
         # each RE2 program is built on its first use.
         self.verify: dict[int, Any] = {idx: _LineCheck(*self.patterns[idx][1:]) for idx in verify}
-        self.backend: _Backend | None = self._compile(exprs) if self.patterns else None
+        self.backend: _Backend | None = self._compile(exprs, alts) if self.patterns else None
         if record is None and self.patterns:
-            prepared.store(key, exprs, verify)  # only a set that passed every check
+            prepared.store(key, exprs, verify, alts)  # only a set that passed every check
 
     def _check(self) -> None:
         """Raise ValueError naming the first pattern no engine may run."""
@@ -110,7 +114,7 @@ class PatternSet:
                     f"pattern {pid} {rx!r}: matches the empty string, so it would match every line"
                 )
 
-    def _compile(self, exprs: list[str]) -> _Backend:
+    def _compile(self, exprs: list[str], alts: list[list[str]] | None = None) -> _Backend:
         encoded = [e.encode() for e in exprs]
         hyper = self.engine == "hyperscan" and _hyperscan is not None
         if hyper:
@@ -118,10 +122,24 @@ class PatternSet:
         else:
             m, c = _re2.FLAG_MULTILINE, _re2.FLAG_CASELESS
         flags = [m | (c * ic) for _, _, ic in self.patterns]
+        make = _hyperscan.HyperscanBackend if hyper else _re2.Re2Backend
+        if hyper and alts is not None and any(len(a) > 1 for a in alts):
+            # each distinct top-level alternative once (see kb.scan.shared); should the
+            # engine refuse an alternative standing alone, the whole patterns are compiled.
+            # Hyperscan only: it reports every match end, so a pattern's ends are exactly its
+            # alternatives' ends; RE2's finditer reports leftmost non-overlapping matches, and
+            # one that runs across lines (`[^.]*` takes newlines) hides a line that an
+            # alternative alone would find (one notes line of one fixture, seen in kb test)
+            units, unit_flags, unit_members = shared.units(
+                [[a.encode() for a in group] for group in alts], flags
+            )
+            try:
+                return shared.Shared(make(units, unit_flags), unit_members, len(self.patterns))
+            except Exception:
+                pass
         order, members = shared.distinct(encoded, flags)
         if len(order) < len(encoded):  # the same expression twice: compiled and matched once
             encoded, flags = [encoded[i] for i in order], [flags[i] for i in order]
-        make = _hyperscan.HyperscanBackend if hyper else _re2.Re2Backend
         try:
             inner = make(encoded, flags)
             if len(order) == len(self.patterns):

@@ -21,7 +21,7 @@ from typing import Any
 
 from kb.cache.files import prune, write_whole
 
-RECORD_VERSION = 1
+RECORD_VERSION = 2  # 2: each pattern's engine alternatives
 KEEP = 128  # records kept on disk (each a few KB); the least recently used go
 SUFFIX = ".prep.json"
 
@@ -59,9 +59,9 @@ def _path(key: str) -> Path | None:
     return folder / f"{key}{SUFFIX}" if folder is not None else None
 
 
-def load(key: str, count: int) -> tuple[list[str], list[int]] | None:
-    """(engine expressions, indexes to re-check on the line) for `count` patterns, or None
-    when there is no usable record."""
+def load(key: str, count: int) -> tuple[list[str], list[int], list[list[str]]] | None:
+    """(engine expressions, indexes to re-check on the line, each pattern's alternatives as
+    engine expressions) for `count` patterns, or None when there is no usable record."""
     path = _path(key)
     if path is None:
         return None
@@ -71,23 +71,29 @@ def load(key: str, count: int) -> tuple[list[str], list[int]] | None:
         return None
     if not isinstance(doc, dict) or doc.get("key") != key:
         return None
-    exprs, verify = doc.get("exprs"), doc.get("verify")
+    exprs, verify, alts = doc.get("exprs"), doc.get("verify"), doc.get("alts")
     if not (isinstance(exprs, list) and len(exprs) == count and isinstance(verify, list)):
         return None
     if not all(isinstance(e, str) and e for e in exprs):
+        return None
+    if not (isinstance(alts, list) and len(alts) == count):
+        return None
+    if not all(
+        isinstance(g, list) and g and all(isinstance(a, str) and a for a in g) for g in alts
+    ):
         return None
     if not all(isinstance(i, int) and not isinstance(i, bool) and 0 <= i < count for i in verify):
         return None
     with contextlib.suppress(OSError):
         os.utime(path)  # "recently used" for pruning
-    return exprs, verify
+    return exprs, verify, alts
 
 
-def store(key: str, exprs: list[str], verify: list[int]) -> None:
+def store(key: str, exprs: list[str], verify: list[int], alts: list[list[str]]) -> None:
     """Write the record whole, or not at all: a read-only cache only costs speed."""
     path = _path(key)
     if path is None:
         return
-    data = json.dumps({"key": key, "exprs": exprs, "verify": verify}).encode()
+    data = json.dumps({"key": key, "exprs": exprs, "verify": verify, "alts": alts}).encode()
     if write_whole(path, data):
         prune(path.parent, f"*{SUFFIX}", KEEP)

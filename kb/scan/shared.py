@@ -1,5 +1,10 @@
 """One engine entry per distinct expression, however many patterns ask for it.
 
+An expression is a pattern's top-level alternative (`kb.scan.syntax.alternatives`), so a
+wording that several cases put in their alternations is compiled and matched once: 1,291
+distinct alternatives among 2,073 in 622 patterns of the bundled set, a database that
+compiles in about 60% of the time of the whole patterns'.
+
 Cases share wordings (a catalogue message named by several cases, the same notes phrase in
 many): 483 distinct expressions among 538 patterns in the bundled log set, and the share
 grows with the number of cases. Compiling and matching each once saves engine compile time
@@ -27,6 +32,29 @@ def distinct(exprs: list[bytes], flags: list[int]) -> tuple[list[int], list[list
         else:
             members[u].append(i)
     return order, members
+
+
+def units(
+    alternatives: list[list[bytes]], flags: list[int]
+) -> tuple[list[bytes], list[int], list[list[int]]]:
+    """(distinct expressions, their flags, pattern indexes of each) over every pattern's
+    alternatives: a pattern hits a line iff one of its alternatives does, and an alternative
+    many patterns share (a catalogue wording in several cases' alternations) is one entry."""
+    first: dict[tuple[bytes, int], int] = {}
+    exprs: list[bytes] = []
+    uflags: list[int] = []
+    members: list[list[int]] = []
+    for i, (alts, flag) in enumerate(zip(alternatives, flags, strict=True)):
+        for expr in alts:
+            u = first.get((expr, flag))
+            if u is None:
+                u = first[(expr, flag)] = len(exprs)
+                exprs.append(expr)
+                uflags.append(flag)
+                members.append([])
+            if not members[u] or members[u][-1] != i:
+                members[u].append(i)
+    return exprs, uflags, members
 
 
 class Shared:
