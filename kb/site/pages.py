@@ -296,7 +296,7 @@ def _code_context(
 
 def _phase_chart(groups: list[tuple[phases.Phase, list[m.Case]]]) -> Md:
     """A Mermaid flowchart: the phases left to right, each a column of its cases (linked)."""
-    lines = ["flowchart LR"]
+    lines = [CHART_SPACING, "flowchart LR"]
     for n, (phase, cases) in enumerate(groups):
         lines.append(f'  subgraph P{n}["{_mermaid_text(phase.title)} ({len(cases)})"]')
         lines.append("    direction TB")
@@ -316,14 +316,24 @@ def _phase_chart(groups: list[tuple[phases.Phase, list[m.Case]]]) -> Md:
     return Md("\n".join(lines))
 
 
+# Mermaid's default gaps between boxes made the chart ~1,570 px wide, drawn at 0.6 of its
+# size in the 938 px article at 1280 px (~9.5 px text); these make it ~1,180 px (~12.7 px)
+CHART_SPACING = (
+    '%%{init: {"flowchart": {"nodeSpacing": 15, "rankSpacing": 25, "padding": 4, '
+    '"diagramPadding": 4}}}%%'
+)
 CHART_LINE = 22  # characters per line of a chart box: five columns fit 1280 px unshrunk
 CHART_TITLE = 64  # characters of a title a box shows
+CHART_LEAD = 20  # a shorter lead before ": " names a platform, not the symptom
 _DANGLING = re.compile(r"(\s+(or|and|with|by|of|in|on|at|the|a|to|/|-))+$", re.IGNORECASE)
 
 
 def short_title(case: m.Case) -> str:
-    """The title's lead (what the reader sees, before its first ": "), cut at a word."""
-    text = casepage.plain_title(case.title.en).split(": ", 1)[0].strip()
+    """The title's lead (what the reader sees, before its first ": "), cut at a word; the
+    whole title when the lead is only a platform's name ("Ascend: …")."""
+    title = casepage.plain_title(case.title.en).strip()
+    lead = title.split(": ", 1)[0].strip()
+    text = lead if len(lead) >= CHART_LEAD else title
     if len(text) > CHART_TITLE:
         text = text[: CHART_TITLE - 1].rsplit(" ", 1)[0]
         if text.count("(") > text.count(")"):  # never an unclosed aside

@@ -208,19 +208,38 @@ def test_the_phase_chart_is_drawn_by_the_local_mermaid(browser: Any, served: str
 
 def test_the_phase_chart_reads_at_1280(browser: Any, served: str) -> None:
     """At 1280 px the chart's boxes show short titles in text at least 11 px high as drawn
-    (case ids as labels shrank the five columns to ~9 px text)."""
+    (case ids as labels and Mermaid's default gaps drew it at ~9 px). Material draws the chart in
+    a closed shadow root, so the page's own chart source is drawn again by the same local
+    Mermaid into a box as wide as the article, and measured there."""
     viewport(browser, 1280, 800)
     browser.get(f"{served}/find/phases/")
-    wait_for(browser, "article .mermaid svg .node")
-    sizes = browser.execute_script(
-        "var svg = document.querySelector('article .mermaid svg');"
-        "var scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;"
-        "return Array.from(svg.querySelectorAll('.node .nodeLabel'), function (l) {"
-        "  return [parseFloat(getComputedStyle(l).fontSize) * scale, l.textContent]; });"
+    wait_for(browser, "article .mermaid")
+    browser.set_script_timeout(60)
+    drawn = browser.execute_async_script(
+        """
+        var done = arguments[arguments.length - 1];
+        fetch(location.href).then(function (r) { return r.text(); }).then(function (html) {
+          var doc = new DOMParser().parseFromString(html, "text/html");
+          var source = doc.querySelector("pre.mermaid code, pre.mermaid").textContent;
+          var article = document.querySelector("article");
+          var box = document.createElement("div");
+          box.style.width = article.getBoundingClientRect().width + "px";
+          article.append(box);
+          return window.mermaid.render("kb-chart-test", source).then(function (out) {
+            box.innerHTML = out.svg;
+            var svg = box.querySelector("svg");
+            var scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+            done(Array.from(svg.querySelectorAll(".node .nodeLabel"), function (l) {
+              return [parseFloat(getComputedStyle(l).fontSize) * scale, l.textContent];
+            }));
+          });
+        }).catch(function (e) { done(String(e)); });
+        """
     )
-    assert len(sizes) >= 20, sizes
-    assert min(s for s, _ in sizes) >= 11, sorted(sizes)[:3]
-    assert not any(t.strip() and " " not in t.strip() and "-" in t for _, t in sizes), sizes
+    assert isinstance(drawn, list) and len(drawn) >= 20, drawn
+    assert min(size for size, _ in drawn) >= 11, sorted(drawn)[:3]
+    # labels are titles (words), not case ids (one hyphenated word)
+    assert not any(" " not in t.strip() and t.count("-") >= 2 for _, t in drawn), drawn
     browser.save_screenshot(str(SCREENSHOTS / "phases-1280.png"))
 
 

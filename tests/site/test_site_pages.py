@@ -83,7 +83,7 @@ def test_symptom_index_links_symptoms_and_errors(pages: dict[str, str]) -> None:
 
 def test_phase_page_draws_a_linked_mermaid_chart(pages: dict[str, str]) -> None:
     page = pages["find/phases.md"]
-    assert "```mermaid\nflowchart LR\n" in page
+    assert "```mermaid\n%%{init: " in page and "}}}%%\nflowchart LR\n" in page
     assert f'click C1_0 href "../../cases/{SAMPLE_ID}/"' in page  # "first allreduce"
     assert 'subgraph P1["First collective (1)"]' in page
     # boxes show the short title in lines (ids as labels shrank the chart to ~9 px text)
@@ -163,6 +163,9 @@ def test_a_chart_box_shows_a_short_title_cut_at_a_word(tmp_path: Path) -> None:
     assert len(short) <= CHART_TITLE
     assert short_title(case("Address already in use: the master port is taken")) == (
         "Address already in use"
+    )
+    assert short_title(case("Ascend: HCCL times out at the first barrier")) == (
+        "Ascend: HCCL times out at the first barrier"
     )
     label = chart_label(case(long))
     assert all(len(line) <= CHART_LINE for line in label.split("<br>")), label
