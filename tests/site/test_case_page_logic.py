@@ -79,6 +79,10 @@ def test_chinese_tabs_hold_no_unlabelled_english_prose() -> None:
             blocks += 1
             if english_prose(block):
                 found.setdefault(case.id, []).extend(english_prose(block))
+            # an option's tab label in a Chinese tab is its label.zh or "做法 N", never English
+            for label in re.findall(r'^\s*=== "([^"]*)"', block, re.MULTILINE):
+                if not re.search(r"[\u4e00-\u9fff]", label):
+                    found.setdefault(case.id, []).append(f"tab label: {label}")
         for r in case.remedies:  # each fix opens its Chinese tab with its Chinese title
             if r.title.zh:
                 assert f"**修复：{escape.line(r.title.zh)}**" in page, (case.id, r.title.zh)
