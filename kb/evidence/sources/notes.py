@@ -170,14 +170,37 @@ def tool_output(head: str, catalogue: bool = True) -> bool:
     True
     >>> tool_output("RuntimeError: boom\\nI think it is the network.\\n")
     False
+
+    An excerpt the thread showed in italics is still the program's:
+
+    >>> tool_output('_File "r.py", line 172, in h\\n    store = TCPStore(a)\\nRuntimeError: Address already in use_\\n')
+    True
     """
-    lines = [ln for ln in head.splitlines() if ln.strip()]
+    lines = [_unemphasised(ln) for ln in head.splitlines() if ln.strip()]
     if not lines or len(lines) > _MAX_TOOL_LINES:
         return False
     return all(
         _TOOL_LINE.search(_ungrepped(ln)) or (catalogue and is_catalogued_message(_ungrepped(ln)))
         for ln in lines
     )
+
+
+_EMPHASIS_OPEN = re.compile(r"^(\s*)(?:\*\*|\*|_)(?=[A-Z\[])")
+_EMPHASIS_CLOSE = re.compile(r"(?<=[^\s*_])(?:\*\*|\*|_)\s*$")
+
+
+def _unemphasised(line: str) -> str:
+    """The line without the markdown emphasis a paste was wrapped in (`_File "…"`, `…in use_`):
+    the thread rendered it in italics, the program printed it without.
+
+    >>> _unemphasised('_File "x.py", line 3, in f')
+    'File "x.py", line 3, in f'
+    >>> _unemphasised("RuntimeError: Address already in use_")
+    'RuntimeError: Address already in use'
+    >>> _unemphasised("    __init__.py")
+    '    __init__.py'
+    """
+    return _EMPHASIS_CLOSE.sub("", _EMPHASIS_OPEN.sub(r"\1", line))
 
 
 def _ungrepped(line: str) -> str:
