@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 # Bumped when a template compiles to a different pattern: the compile cache and the message
 # index carry it in their keys, so a cached pattern of the old shape is never reused.
-TEMPLATE_VERSION = 6
+TEMPLATE_VERSION = 7
 
 # What each field type matches. Bodies carry no capture groups of their own, so a condition
 # can replace a body with alternatives of literal values (see `with_values`).
@@ -86,6 +86,7 @@ def parse_template(text: str) -> Template:
     literal = re.sub(r"\{[^{}]*\}", "", text)
     if len(re.sub(r"\s+", "", literal)) < 6:
         raise TemplateError("a wording needs at least six characters of fixed text to be found")
+    atoms = _cut_at_line_start(atoms)
     regex, required = _cut_at_line_end(atoms)
     return Template(text=text, regex=regex, fields=fields, required=required)
 
@@ -159,6 +160,23 @@ def _cut_at_line_end(atoms: list[_Atom]) -> tuple[str, str]:
     return regex, required
 
 
+# Where a line may start late. A paste often begins mid-line (`exits with return code = -9`,
+# the command before it not selected): a message that opens with a field and a blank may start
+# at its fixed text, when that text is long enough to name it alone (LEADING characters).
+LEADING = 16
+_LINE_START = r"|^[ \t]*)"
+
+
+def _cut_at_line_start(atoms: list[_Atom]) -> list[_Atom]:
+    """`atoms` whose leading field (and the blank after it) may be missing at a line's start."""
+    if len(atoms) < 3 or atoms[0].shape not in ("field", "text") or atoms[1].shape != "space":
+        return atoms
+    if sum(len(a.word) for a in atoms[2:] if a.shape == "word") < LEADING:
+        return atoms
+    head = _Atom(f"(?:{atoms[0].regex}{atoms[1].regex}{_LINE_START}", atoms[0].shape)
+    return [head, *atoms[2:]]
+
+
 def _text_before(atoms: list[_Atom], i: int) -> bool:
     """A text field comes right before atom i (blanks between): it could end anywhere."""
     j = i - 1
@@ -190,6 +208,9 @@ def with_values(regex: str, values: dict[str, list[str]]) -> str:
         end = _group_end(regex, body_start)
         alternatives = "|".join(re.escape(o) for o in options)
         regex = f"{regex[:body_start]}{alternatives}{regex[end:]}"
+        if start == len("(?:") and regex.startswith(f"(?:(?P<{name}>"):
+            # a condition on a leading field needs the field: the line may not start late
+            regex = regex.replace(_LINE_START, ")", 1)
     return regex
 
 

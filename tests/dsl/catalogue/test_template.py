@@ -151,3 +151,22 @@ def test_the_full_stop_that_ends_a_message_may_be_missing() -> None:
     match = re.search(regex, line + "(127.0.0.1, 43971)", re.MULTILINE)
     assert match and match.group("host") == "127.0.0.1"
     assert re.search(regex, line + "(gpu-c01, 29500).", re.MULTILINE)
+
+
+def test_a_paste_that_starts_after_the_leading_field_is_the_message() -> None:
+    """A selection often begins mid-line: the command before `exits with …` was not copied."""
+    pattern = re.compile(parse_template("{cmd} exits with return code = {code:int}").regex)
+    late = pattern.search("exits with return code = -9.")
+    assert late is not None and late.group("code") == "-9" and late.group("cmd") is None
+    whole = pattern.search("[launch.py:319] Killing subprocess 12 exits with return code = -9")
+    assert whole is not None and whole.group("cmd").endswith("subprocess 12")
+
+
+def test_a_short_tail_or_a_condition_on_the_leading_field_needs_the_field() -> None:
+    short = re.compile(parse_template("{name} is set to value {value:int}").regex)
+    # too little fixed text to name the message alone
+    assert short.search("is set to value 4") is None
+    regex = parse_template("{cmd} exits with return code = {code:int}").regex
+    only = re.compile(with_values(regex, {"cmd": ["deepspeed"]}))
+    assert only.search("exits with return code = -9") is None
+    assert only.search("deepspeed exits with return code = -9") is not None
