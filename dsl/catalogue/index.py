@@ -38,8 +38,10 @@ class MessageIndex(BaseModel):
     messages: list[IndexedMessage] = Field(default_factory=list)
 
 
-INDEX_VERSION = 2  # bumped when the index is built differently (its cache name carries it)
+INDEX_VERSION = 3  # bumped when the index is built differently (its cache name carries it)
 _LEADING_ANY = re.compile(r"^(?:\(\?:\.\*\??\)|\.\*\??)+")
+# a leading text field that a line may also start without (template.py's line-start cut)
+_LEADING_OPTIONAL_ANY = "(?:(?:.*?)\\s+|^[ \\t]*)"
 
 
 def _ungrouped(regex: str) -> str:
@@ -47,6 +49,8 @@ def _ungrouped(regex: str) -> str:
     a line holds the message, and a leading lazy dot makes every search quadratic in the
     line's length (seconds on a 2,000-character line)."""
     plain = re.sub(r"\(\?P<[A-Za-z_][A-Za-z0-9_]*>", "(?:", regex)
+    if plain.startswith(_LEADING_OPTIONAL_ANY):  # blanks or the line's start, as before
+        plain = "(?:\\s+|^[ \\t]*)" + plain[len(_LEADING_OPTIONAL_ANY) :]
     return _LEADING_ANY.sub("", plain)
 
 
