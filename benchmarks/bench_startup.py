@@ -48,8 +48,13 @@ def import_top(n: int) -> list[tuple[int, str]]:
         text=True,
         cwd=ROOT,
     )
+    return importtime_top(proc.stderr, n)
+
+
+def importtime_top(stderr: str, n: int) -> list[tuple[int, str]]:
+    """The n modules `python -X importtime` says took longest (cumulative us, name)."""
     rows = []
-    for line in proc.stderr.splitlines():
+    for line in stderr.splitlines():
         parts = line.split("|")
         if len(parts) == 3 and parts[1].strip().isdigit():
             rows.append((int(parts[1]), parts[2].rstrip()))

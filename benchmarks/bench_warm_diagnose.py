@@ -22,6 +22,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from bench_startup import importtime_top  # run as a script: benchmarks/ is on sys.path
+
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "hang-at-eval-8gpu"
 HEAVY = ("pydantic", "lark", "dsl.parser", "ruamel.yaml", "hyperscan", "re2")
@@ -86,12 +88,7 @@ def import_top(cache: str, n: int) -> list[tuple[int, str]]:
          "--evidence", str(EXAMPLE)],
         capture_output=True, text=True, cwd=ROOT, env=env,
     )  # fmt: skip
-    rows = []
-    for line in proc.stderr.splitlines():
-        parts = line.split("|")
-        if len(parts) == 3 and parts[1].strip().isdigit():
-            rows.append((int(parts[1]), parts[2].rstrip()))
-    return sorted(rows, reverse=True)[:n]
+    return importtime_top(proc.stderr, n)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -3,11 +3,10 @@ report their own hits, muting and long lines included, on every engine."""
 
 from __future__ import annotations
 
-import io
-
 import pytest
+from scanlog import scan_log
 
-from kb.scan.engine import ENGINES, PatternSet, scan_stream
+from kb.scan.engine import ENGINES, PatternSet
 from kb.scan.shared import Shared, distinct
 
 LOG = (
@@ -27,15 +26,7 @@ PATTERNS = [
 
 
 def _scan(ps: PatternSet, muted: set[int] | None = None) -> list[tuple[int, list[int]]]:
-    got: list[tuple[int, list[int]]] = []
-    scan_stream(
-        io.BytesIO(LOG),
-        ps,
-        lambda no, _raw, ids: got.append((no, ids)),
-        chunk_size=1024,  # the long line is fed piece by piece (the engine's stream mode)
-        muted=muted,
-    )
-    return got
+    return scan_log(LOG, ps, muted)
 
 
 def _reference(engine: str, muted: set[int] | None = None) -> list[tuple[int, list[int]]]:

@@ -6,11 +6,10 @@ and must give the same lines)."""
 
 from __future__ import annotations
 
-import io
-
 import pytest
+from scanlog import CHUNK, scan_log
 
-from kb.scan.engine import ENGINES, PatternSet, scan_stream
+from kb.scan.engine import ENGINES, PatternSet
 from kb.scan.regexes import line_regex
 from kb.scan.shared import Shared, units
 from kb.scan.syntax import alternatives
@@ -40,18 +39,7 @@ PATTERNS = [
 
 
 def _scan(ps: PatternSet, muted: set[int] | None = None) -> list[tuple[int, list[int]]]:
-    got: list[tuple[int, list[int]]] = []
-    scan_stream(
-        io.BytesIO(LOG),
-        ps,
-        lambda no, _raw, ids: got.append((no, ids)),
-        chunk_size=CHUNK,  # the long line goes through the engine's stream mode
-        muted=muted,
-    )
-    return got
-
-
-CHUNK = 1024
+    return scan_log(LOG, ps, muted)
 
 
 def _truth(engine: str, muted: set[int] | None = None) -> list[tuple[int, list[int]]]:
