@@ -46,6 +46,15 @@ class Template:
     required: str = ""  # the regex of the start every match holds, even a line cut early
 
 
+def as_printed(text: str) -> str:
+    """`text` as a reader expects to see it: literal braces single, fields kept as `{name}`.
+
+    >>> as_printed("query_ece={{supported={ece:int}}} GID {gid}")
+    'query_ece={supported={ece:int}} GID {gid}'
+    """
+    return _FIELD.sub(lambda f: f.group(0)[0] if f.group(0) in ("{{", "}}") else f.group(0), text)
+
+
 def parse_template(text: str) -> Template:
     """The pattern for `text`; raises TemplateError with the reason."""
     if not text.strip():

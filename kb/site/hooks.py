@@ -31,6 +31,7 @@ from kb.site import (
     paste,
     paste_messages,
     search_index,
+    search_worker,
 )
 from kb.site.contributing import include_contributing
 from kb.site.pages import TEMPLATES, render_site
@@ -112,6 +113,11 @@ def on_page_content(html: str, page: Page, config: MkDocsConfig, files: Files) -
 @event_priority(-100)  # after the search plugin has written its index
 def on_post_build(config: MkDocsConfig) -> None:
     words = search_index.normalise_index(Path(config.site_dir))
+    if any(name.split("/")[-1] == "search" for name in config.plugins):
+        try:
+            search_worker.fix_worker(Path(config.site_dir))
+        except search_worker.WorkerNotFound as err:
+            raise PluginError(f"kb: {err}") from err
     # the query script again, now with the index's Chinese words to cut queries into
     script = Path(config.site_dir) / NORMALISE_JS
     if script.is_file():

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from dsl import model as m
 from dsl.catalogue import model as cm
+from dsl.catalogue.template import as_printed
 from dsl.kinds.message import MessageQuery
 from kb.lint.ladder import can_tell_apart, family
 from kb.match.condition import positive_refs
@@ -51,7 +52,7 @@ def message_path(message_id: str) -> str:
 def shown(w: cm.Wording) -> str:
     """A wording as printed: its format string, else its pattern."""
     if w.template is not None:
-        return w.template
+        return as_printed(w.template)
     return w.pattern.pattern if w.pattern is not None else ""
 
 
