@@ -43,6 +43,7 @@ EMITTERS = (
     "python",
     "kubernetes",
     "docker",
+    "nvidia-container",
 )
 UNKNOWN_CAUSE = "unknown"
 

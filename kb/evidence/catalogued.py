@@ -19,6 +19,9 @@ MIN_LINE = 12
 # (`line` in `run.sh: line 5:`; a logger's dotted name `torch.distributed.elastic` is one
 # token, not words), a sentence before a quote has several
 _MAX_HANDOVER_WORDS = 4
+# each wrapper of an error chain adds `context: ` before the message it wraps; a sentence
+# quoting a message has one colon
+_MIN_CHAIN_LINKS = 3
 _PROSE_WORD = re.compile(r"(?<!\S)[a-z]{2,}[,;:]?(?!\S)")
 
 
@@ -34,6 +37,10 @@ def is_catalogued_message(line: str) -> bool:
     >>> is_catalogued_message("CUDA kernel failed : no kernel image is available for execution on the device")
     True
     >>> is_catalogued_message("It always stops with Duplicate GPU detected : rank 1 and rank 0 both on CUDA device 1a000")
+    False
+    >>> is_catalogued_message("docker: Error response from daemon: OCI runtime create failed: error running hook: exit status 1, stdout: , stderr: nvidia-container-cli: requirement error: unsatisfied condition: cuda>=11.0, please update your driver to a newer version, or use an earlier cuda container: unknown.")
+    True
+    >>> is_catalogued_message("When I start it I get this error: requirement error: unsatisfied condition: cuda>=11.0")
     False
     """
     text = line.strip()
@@ -53,8 +60,11 @@ def _program_prefix(before: str) -> bool:
     """What precedes the message is a program's prefix, not the words of a sentence: at most
     one lower-case word, or a few ending the way a program hands over to the message it
     quotes, with a colon or a closing bracket (`CUDA kernel failed : `, `Check failed: error
-    == cudaSuccess (48 vs. 0) `), which a sentence quoting it rarely does."""
+    == cudaSuccess (48 vs. 0) `), which a sentence quoting it rarely does; or a chain of
+    wrappers each handing over with a colon, however many words they hold."""
     words = len(_PROSE_WORD.findall(before))
     if words < 2:
         return True
+    if before.rstrip().endswith(":") and before.count(": ") >= _MIN_CHAIN_LINKS:
+        return True  # a wrapped error chain (`docker: …: caused: …: stderr: `), as Go prints
     return words <= _MAX_HANDOVER_WORDS and before.rstrip()[-1:] in (":", ")", "]")
