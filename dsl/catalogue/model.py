@@ -44,6 +44,8 @@ EMITTERS = (
     "kubernetes",
     "docker",
     "nvidia-container",
+    "openssh",
+    "pdsh",
 )
 UNKNOWN_CAUSE = "unknown"
 
