@@ -36,6 +36,18 @@ _TYPE = re.compile(r"(?:str|int|float|bool|bytes|Optional|Union|Any|SecretStr|li
 _QUERY_SECRET = frozenset({"sig", "signature", "credential"})
 
 
+# "the forward pass: FSDP2's init fails": a model's pass over the data, named in prose, not a
+# password (a credential named `pass` stands alone or ends a name: `pass=`, `db_pass:`)
+_MODEL_PASS = re.compile(r"(?i)\b(?:forward|backward|training|inference|first|second|single)\s+$")
+
+
+def _model_pass(m: re.Match[str], line: str) -> bool:
+    """`forward pass: …` in prose (a colon, never `=`), not `pass: …` or `db_pass: …`."""
+    if m.group("name").lower() != "pass" or "=" in m.group(0):
+        return False
+    return _MODEL_PASS.search(line[max(0, m.start() - 40) : m.start()]) is not None
+
+
 def _in_query(before: str) -> bool:
     return before != "" and before in "?&;"
 
@@ -71,6 +83,9 @@ def _inline(line: str, found: list[str]) -> str:
         before = line[m.start() - 1] if m.start() and not m.group("dash") else ""
         if not (is_secret_name(m.group("name")) or _in_query(before)):
             scan = start  # most names: no value to read (and no quadratic time on long lines)
+            continue
+        if _model_pass(m, line):
+            scan = start
             continue
         quote = line[start : start + 1]
         if quote in ("'", '"', "`"):

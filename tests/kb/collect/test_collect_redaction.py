@@ -137,3 +137,16 @@ def test_a_short_secret_is_masked_where_it_is_assigned() -> None:
     r = SecretRedactor({"API_TOKEN": "abc"})
     assert r.text("f", "API_TOKEN=abc\nabc is a word\n") == "API_TOKEN=[REDACTED]\nabc is a word\n"
     assert r.summary() == ["f: API_TOKEN (secret variable)"]
+
+
+def test_a_models_forward_pass_in_prose_is_not_a_password() -> None:
+    """`pass` after forward/backward with a colon is the model's pass (a stored fixture's notes
+    lost "FSDP2's" to the mask); `pass:` alone, `db_pass:` and `pass=` still go."""
+    from kb.redact.secrets import SecretRedactor
+
+    r = SecretRedactor()
+    prose = "The run dies on the first forward pass: FSDP2's lazy initialisation rejects it"
+    assert r.line("notes.md", prose) == prose
+    assert "hunter22x" not in r.line("x", "pass: hunter22x")
+    assert "hunter22x" not in r.line("x", "db_pass: hunter22x")
+    assert "abc123def" not in r.line("x", "the backward pass=abc123def")
