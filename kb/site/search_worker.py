@@ -42,15 +42,17 @@ class WorkerNotFound(RuntimeError):
 
 def fix_worker(site_dir: Path) -> Path:
     """Append `FIX` to the built search worker (once); return the worker's path."""
-    found = sorted((site_dir / WORKERS).glob("search*.js"))
-    workers = [p for p in found if BUGGY in p.read_text(encoding="utf-8", errors="replace")]
+    texts = {
+        p: p.read_text(encoding="utf-8") for p in sorted((site_dir / WORKERS).glob("search*.js"))
+    }
+    workers = [p for p, text in texts.items() if BUGGY in text]
     if len(workers) != 1:
         raise WorkerNotFound(
             f"expected one search worker defining lunr's {BUGGY!r} under {site_dir / WORKERS}, "
             f"found {[p.name for p in workers]}"
         )
     (worker,) = workers
-    text = worker.read_text(encoding="utf-8")
+    text = texts[worker]
     if MARK not in text:
         worker.write_text(text.rstrip("\n") + "\n;" + FIX, encoding="utf-8")
     return worker
