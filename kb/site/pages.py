@@ -28,6 +28,7 @@ from kb.site import (
     codes,
     escape,
     excerpts,
+    finders,
     fixture_messages,
     message_pages,
     phases,
@@ -45,13 +46,6 @@ DIAGNOSE = "kb diagnose --evidence ./logs"
 DIAGNOSE_ONE = "kb diagnose --evidence ./logs --case {id}"
 MAX_SHARED = 5
 MAX_SHARING = 4  # a symptom more cases show is too common to relate them
-PHASE_ZH = {
-    "launch": "启动与 rendezvous",
-    "first": "第一次集合通信",
-    "mid": "训练中途",
-    "eval": "评估与保存",
-    "shutdown": "退出与重启",
-}
 MAX_CODE_MESSAGES = 12  # catalogue messages listed on an error code's page
 
 
@@ -221,12 +215,6 @@ def error_strings(case: m.Case) -> list[tuple[Md, Md | None]]:
     return out
 
 
-def _zh_link(case: m.Case) -> Md:
-    """A case link for a Chinese list: the case's Chinese title when it has one."""
-    title = case.title.zh or case.title.en
-    return Md(f"[{escape.line(title)}](../cases/{quote(case.id, safe='-_.')}.md)")
-
-
 def _grouped(cases: Iterable[m.Case], keys: Any) -> list[tuple[Md, list[Md]]]:
     groups: dict[str, list[m.Case]] = defaultdict(list)
     for case in cases:
@@ -362,38 +350,6 @@ def _mermaid_text(value: str) -> str:
 
 def index_contexts(data: SiteData) -> dict[str, dict[str, Any]]:
     groups = phases.by_phase(data.cases)
-    by_phase_en: list[dict[str, Any]] = []
-    by_phase_zh: list[dict[str, Any]] = []
-    for phase, cases in groups:
-        en = sorted(
-            (
-                (s.text.en.lower(), escape.line(s.text.en), case_link(c))
-                for c in cases
-                for s in c.symptoms
-            ),
-            key=lambda x: x[0],
-        )
-        zh = sorted(
-            (s.text.zh, escape.line(s.text.zh), _zh_link(c))
-            for c in cases
-            for s in c.symptoms
-            if s.text.zh
-        )
-        if en:
-            by_phase_en.append(
-                {"title": escape.line(phase.title), "entries": [(t, link) for _k, t, link in en]}
-            )
-        if zh:
-            by_phase_zh.append(
-                {
-                    "title": escape.line(PHASE_ZH.get(phase.key, phase.title)),
-                    "entries": [(t, link) for _k, t, link in zh],
-                }
-            )
-    errors = []
-    for case in data.cases:
-        for pattern, example in error_strings(case):
-            errors.append({"pattern": pattern, "example": example, "case": case_link(case)})
     by_severity = []
     for sev in SEVERITY_ORDER:
         group = [c for c in data.cases if c.severity == sev]
@@ -415,9 +371,9 @@ def index_contexts(data: SiteData) -> dict[str, dict[str, Any]]:
     return {
         "cases/index.md": {"groups": by_severity, "count": len(data.cases)},
         "find/symptoms.md": {
-            "by_phase_en": by_phase_en,
-            "by_phase_zh": by_phase_zh,
-            "errors": errors,
+            "by_phase_en": finders.symptoms(data.cases, zh=False),
+            "by_phase_zh": finders.symptoms(data.cases, zh=True),
+            "errors": finders.errors(data.cases, error_strings),
         },
         "find/components.md": {"groups": _grouped(data.cases, lambda c: c.components)},
         "find/hardware.md": {

@@ -1,0 +1,104 @@
+"""The finders a person scans: the symptom finder grouped by phase, one language per tab,
+each case named once per phase; the phase page's summaries kept off phones; the home page
+naming the error-message finders first. Generated Markdown only, no MkDocs."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from dsl import model as m
+from dsl.api import load_cases
+from kb.site import escape, finders, phases
+from kb.site.pages import error_strings, render_site
+
+HAN = re.compile(r"[\u4e00-\u9fff]")
+LINK = re.compile(r"\]\(\.\./cases/([^)#]+)\.md\)")
+HOME = Path(__file__).resolve().parents[2] / "site" / "index.md"
+
+
+@pytest.fixture(scope="module")
+def cases() -> list[m.Case]:
+    return list(load_cases(with_env=False).cases)
+
+
+@pytest.fixture(scope="module")
+def pages() -> dict[str, str]:
+    return render_site(load_cases(with_env=False), language_page=True)
+
+
+@pytest.fixture(scope="module")
+def page(pages: dict[str, str]) -> str:
+    return pages["find/symptoms.md"]
+
+
+def _tabs(page: str) -> tuple[str, str]:
+    symptoms = page.split("## Symptoms, by phase of the job", 1)[1].split("## Error messages")[0]
+    en, zh = symptoms.split('=== "中文"', 1)
+    return en, zh
+
+
+def test_each_phase_is_one_closed_box_and_each_case_is_named_once_in_it(
+    cases: list[m.Case], page: str
+) -> None:
+    en, zh = _tabs(page)
+    for tab, lang in ((en, "en"), (zh, "zh")):
+        boxes = re.split(r"^    \?\?\? kb-finder ", tab, flags=re.M)[1:]
+        shown = [p for p, cs in phases.by_phase(cases) if cs]
+        assert len(boxes) == len(shown), lang
+        for box, phase in zip(boxes, shown, strict=True):
+            members = {c.id for c in cases if phases.phase_of(c) is phase}
+            named = LINK.findall(box)
+            assert len(named) == len(set(named)), (lang, phase.key)  # once per phase
+            assert set(named) <= members, (lang, phase.key)
+            if lang == "en":
+                assert set(named) == members
+                assert box.startswith(f'"{phase.title.replace("-", chr(92) + "-")} — ')
+
+
+def test_one_language_per_tab(cases: list[m.Case], page: str) -> None:
+    en, zh = _tabs(page)
+    item = " " * 12 + "- "  # a symptom: under its case (8 spaces) in its phase box (4)
+    en_items = [ln for ln in en.splitlines() if ln.startswith(item)]
+    zh_items = [ln for ln in zh.splitlines() if ln.startswith(item)]
+    # no Chinese symptom in the English tab; the Chinese tab holds the cases' Chinese texts
+    # only, never an English text in its place (a message as printed is the same in both)
+    assert not [ln for ln in en_items if HAN.search(ln)]
+    shown = {ln.strip()[2:] for ln in zh_items}
+    assert shown <= {escape.line(s.text.zh) for c in cases for s in c.symptoms if s.text.zh}
+    english = {escape.line(s.text.en) for c in cases for s in c.symptoms if s.text.en != s.text.zh}
+    assert not shown & english
+    assert len(zh_items) == sum(1 for c in cases for s in c.symptoms if s.text.zh)
+    assert len(en_items) == sum(1 for c in cases for s in c.symptoms)
+
+
+def test_error_messages_are_grouped_by_phase_then_case(cases: list[m.Case]) -> None:
+    groups = finders.errors(cases, error_strings)
+    named = [e.link for g in groups for e in g["entries"]]
+    assert len(named) == len(set(named))  # a case appears under one phase only
+    assert sum(g["count"] for g in groups) == sum(len(error_strings(c)) for c in cases)
+    assert [g["key"] for g in groups] == [p.key for p, cs in phases.by_phase(cases) if cs]
+
+
+def test_phase_page_keeps_summaries_in_a_span_a_phone_hides(
+    cases: list[m.Case], pages: dict[str, str]
+) -> None:
+    page = pages["find/phases.md"]
+    items = [ln for ln in page.splitlines() if ln.startswith("- [") and "../cases/" in ln]
+    assert len(items) == len(cases)
+    assert all('<span class="kb-phase-summary">: ' in ln for ln in items)
+    css = (HOME.parent / "stylesheets" / "kb.css").read_text(encoding="utf-8")
+    phone = css.split("@media screen and (max-width: 44.984375em)")[-1]
+    assert ".kb-phase-summary" in phone and "display: none" in phone
+
+
+def test_home_page_names_the_error_message_finders_before_anything_else() -> None:
+    text = HOME.read_text(encoding="utf-8")
+    first_h2 = text.index("\n## ")
+    assert text[first_h2:].startswith("\n## Only have an error message?")
+    section = text[first_h2 : text.index("\n## ", first_h2 + 1)]
+    for target in ("find/errors/index.md", "find/phases.md"):
+        assert f"]({target})" in section, target
+    assert "](triage.md)" in text[:first_h2]
