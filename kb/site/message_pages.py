@@ -86,23 +86,27 @@ def _reads(q: m.Query, message_id: str) -> bool:
 
 
 def tell_apart(case: m.Case, message_id: str, cases: list[m.Case]) -> Check | None:
-    """The case's first evidence that can be its own fact and is not this message."""
+    """The case's first evidence that can be its own fact and is not this message; else its
+    first required evidence that is not this message, though other causes can show it too
+    (a rank's CUDA out-of-memory error tells the OOM cascade apart from the other causes of
+    a watchdog timeout, even though other causes print it as well)."""
     by_name = {q.name: q for q in case.queries}
     kin = family(case, cases)
-    for role in CHECK_ROLES:
-        for clause in case.condition.clauses:
-            if clause.role is not role:
-                continue
-            for name, negated in positive_refs(clause.expr):
-                q = by_name.get(name)
-                if q is None or negated or _reads(q, message_id):
+    for own in (True, False):
+        for role in CHECK_ROLES if own else (m.Role.REQUIRED,):
+            for clause in case.condition.clauses:
+                if clause.role is not role:
                     continue
-                if isinstance(q, m.LogQuery) and "notes" in q.sources:
-                    continue
-                if not can_tell_apart(q, case, kin):
-                    continue
-                command = q.collect[0] if q.collect else _verify(case)
-                return Check(plain.author_or_sentence(q), command)
+                for name, negated in positive_refs(clause.expr):
+                    q = by_name.get(name)
+                    if q is None or negated or _reads(q, message_id) or q.kind == "said":
+                        continue
+                    if isinstance(q, m.LogQuery) and "notes" in q.sources:
+                        continue
+                    if own and not can_tell_apart(q, case, kin):
+                        continue
+                    command = q.collect[0] if q.collect else _verify(case)
+                    return Check(plain.author_or_sentence(q), command)
     command = _verify(case)
     if command is not None:
         return Check(Md("the case's first fix verifies with"), command)

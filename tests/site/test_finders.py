@@ -102,3 +102,31 @@ def test_home_page_names_the_error_message_finders_before_anything_else() -> Non
     for target in ("find/errors/index.md", "find/phases.md"):
         assert f"]({target})" in section, target
     assert "](triage.md)" in text[:first_h2]
+
+
+def test_every_candidate_on_an_error_page_has_the_check_that_tells_it_apart(
+    cases: list[m.Case],
+) -> None:
+    """The OOM cascade's proof (a rank's CUDA OOM) is shared by other causes, so no check
+    was shown for it on the watchdog page; now its first required evidence is."""
+    from dsl.catalogue import registry
+    from kb.site import code_ranking, codes, fixture_messages
+
+    catalogue = registry.current()
+    by_id = {c.id: c for c in cases}
+    counts = fixture_messages.counts(cases)
+    missing = []
+    for code in codes.collect(cases):
+        found = code_ranking.messages_for(code, catalogue)
+        for cand in code_ranking.candidates(code, found, by_id, counts):
+            if cand.check is None:
+                missing.append((code.name, cand.case.id))
+    assert missing == []
+    watchdog = next(c for c in codes.collect(cases) if c.name.startswith("Watchdog caught"))
+    found = code_ranking.messages_for(watchdog, catalogue)
+    oom = [
+        c
+        for c in code_ranking.candidates(watchdog, found, by_id, counts)
+        if c.case.id == "rank-oom-cascades-to-watchdog-timeout"
+    ]
+    assert oom and oom[0].check is not None and "memory" in oom[0].check.words
