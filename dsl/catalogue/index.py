@@ -9,7 +9,10 @@ kept in the compile cache, keyed on the catalogue's fingerprint.
 from __future__ import annotations
 
 import re
+from collections import Counter
+from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError
 
@@ -31,6 +34,7 @@ class IndexedMessage(BaseModel):
     causes: list[str] = Field(default_factory=list)
     pattern: str  # every wording, one regex (fields as plain groups)
     literal: str = ""  # a plain run every wording shares, lowercased ("" = none)
+    literals: list[str] = Field(default_factory=list)  # each wording's own run ("" = none)
 
 
 class MessageIndex(BaseModel):
@@ -38,7 +42,7 @@ class MessageIndex(BaseModel):
     messages: list[IndexedMessage] = Field(default_factory=list)
 
 
-INDEX_VERSION = 3  # bumped when the index is built differently (its cache name carries it)
+INDEX_VERSION = 4  # bumped when the index is built differently (its cache name carries it)
 _LEADING_ANY = re.compile(r"^(?:\(\?:\.\*\??\)|\.\*\??)+")
 # a leading text field that a line may also start without (template.py's line-start cut)
 _LEADING_OPTIONAL_ANY = "(?:(?:.*?)\\s+|^[ \\t]*)"
@@ -54,19 +58,84 @@ def _ungrouped(regex: str) -> str:
     return _LEADING_ANY.sub("", plain)
 
 
-def _runs(regex: str) -> set[str]:
-    chunks = re.split(r"\\[A-Za-z]|\(\?[a-zA-Z:]+\)?|\[[^\]]*\]|[\[\](){}*+?|^$.\\]", regex)
-    return {c.strip().lower() for c in chunks if len(c.strip()) >= MIN_LITERAL}
+def _required_runs(regex: str) -> set[str]:
+    """The plain runs (lowercased, at least MIN_LITERAL long) that every match of `regex`
+    holds, read from Python's own parse of it: a run inside an optional part or in one
+    branch of an alternation is not required (reading the pattern's text, as this once did,
+    took `function` from `(?:function|fu)?` and one branch's words for the whole: lines the
+    pattern matches were then refused). A pattern Python cannot parse has none."""
+    try:
+        parsed = _sre()[0].parse(regex)
+    except (re.error, RecursionError, OverflowError):
+        return set()
+    return {r for r in _sequence_runs(list(parsed)) if len(r) >= MIN_LITERAL}
+
+
+def _sre() -> tuple[Any, Any]:
+    """The standard library's regex parser and its opcodes (renamed in Python 3.11)."""
+    try:
+        import re._constants as constants
+        import re._parser as parser
+    except ImportError:  # Python 3.10
+        import sre_constants as constants
+        import sre_parse as parser
+    return parser, constants
+
+
+def _sequence_runs(items: list[tuple[Any, Any]]) -> set[str]:
+    c = _sre()[1]
+    repeats = tuple(
+        getattr(c, name)
+        for name in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT")
+        if hasattr(c, name)
+    )
+    atomic = getattr(c, "ATOMIC_GROUP", None)
+    out: set[str] = set()
+    current: list[str] = []
+
+    def flush() -> None:
+        if current:
+            out.add("".join(current).lower())
+            current.clear()
+
+    for op, arg in items:
+        if op is c.LITERAL:
+            current.append(chr(arg))
+            continue
+        flush()
+        if op is c.SUBPATTERN:
+            out |= _sequence_runs(list(arg[-1]))
+        elif op in repeats:
+            low, _high, inner = arg
+            if low >= 1:
+                out |= _sequence_runs(list(inner))
+        elif atomic is not None and op is atomic:
+            out |= _sequence_runs(list(arg))
+        elif op is c.BRANCH:
+            branches = [_sequence_runs(list(b)) for b in arg[1]]
+            out |= _common(branches)
+    flush()
+    return out
+
+
+def _common(groups: list[set[str]]) -> set[str]:
+    """Runs of the first group found inside a run of every other (each is then present
+    whichever group matched)."""
+    if not groups:
+        return set()
+    return {r for r in groups[0] if all(any(r in o for o in other) for other in groups[1:])}
 
 
 def _shared_literal(regexes: list[str]) -> str:
-    """The longest plain run found in every wording (so `literal in line` never misses)."""
-    if not regexes:
-        return ""
-    common = _runs(regexes[0])
-    for regex in regexes[1:]:
-        common = {r for r in common if any(r in other for other in _runs(regex))}
-    return max(common, key=len, default="")
+    """The longest plain run every match of every wording holds (so `literal in line` never
+    misses)."""
+    common = _common([_required_runs(r) for r in regexes])
+    return max(common, key=lambda r: (len(r), r), default="")
+
+
+def _literals(regexes: list[str]) -> list[str]:
+    """Each wording's longest required run ("" for a wording with none)."""
+    return [max(_required_runs(r), key=lambda x: (len(x), x), default="") for r in regexes]
 
 
 def build() -> MessageIndex:
@@ -89,6 +158,7 @@ def build() -> MessageIndex:
                 causes=list(message.causes),
                 pattern="|".join(f"(?:{r})" for r in regexes),
                 literal=_shared_literal(required),
+                literals=_literals(required),
             )
         )
     return out
@@ -145,8 +215,65 @@ def _matches(entry: IndexedMessage, text: str, lowered: str) -> bool:
     return found is not None and found.search(text) is not None
 
 
+GRAM = 4  # == MIN_LITERAL: every literal holds at least one
+
+
+@dataclass(frozen=True)
+class _Prefilter:
+    """Which entries a line can hold, from its 4-character runs: each entry is filed under
+    the rarest 4 characters of each wording's required run, so a line is looked up once per position instead of
+    tested against every entry (1,060 substring tests a line; the count grows with the
+    catalogue, the lookups only with the line)."""
+
+    by_gram: dict[str, tuple[int, ...]]
+    always: frozenset[int]  # entries without a literal: their regex runs on every line
+
+
+def _grams(text: str) -> set[str]:
+    return {text[i : i + GRAM] for i in range(len(text) - GRAM + 1)}
+
+
+def _build_prefilter(entries: list[IndexedMessage]) -> _Prefilter:
+    literals = [e.literals or [e.literal] for e in entries]
+    grams = [[_grams(lit) if len(lit) >= GRAM else set() for lit in lits] for lits in literals]
+    counts = Counter(g for per_entry in grams for found in per_entry for g in found)
+    filed: dict[str, set[int]] = {}
+    always: set[int] = set()
+    for pos, per_entry in enumerate(grams):
+        if not per_entry or not all(per_entry):  # a wording with no run: no gram to file under
+            always.add(pos)
+            continue
+        for found in per_entry:  # whichever wording the line holds, its rarest run is there
+            rarest = min(found, key=lambda g: (counts[g], g))
+            filed.setdefault(rarest, set()).add(pos)
+    return _Prefilter({g: tuple(sorted(p)) for g, p in filed.items()}, frozenset(always))
+
+
+# per entries list (held, so its id cannot be reused while cached): callers pass the index's
+# list or a filtered copy made once per report
+_prefilters: dict[int, tuple[list[IndexedMessage], _Prefilter]] = {}
+
+
+def _prefilter(entries: list[IndexedMessage]) -> _Prefilter:
+    held = _prefilters.get(id(entries))
+    if held is not None and held[0] is entries:
+        return held[1]
+    if len(_prefilters) >= 8:
+        _prefilters.clear()
+    built = _build_prefilter(entries)
+    _prefilters[id(entries)] = (entries, built)
+    return built
+
+
 def messages_in(text: str, entries: list[IndexedMessage]) -> list[IndexedMessage]:
-    """The catalogued messages a line holds (its first MAX_LINE characters)."""
+    """The catalogued messages a line holds (its first MAX_LINE characters), in entry order."""
     text = text[:MAX_LINE]
     lowered = text.lower()
-    return [e for e in entries if _matches(e, text, lowered)]
+    prefilter = _prefilter(entries)
+    candidates = set(prefilter.always)
+    by_gram = prefilter.by_gram
+    for i in range(len(lowered) - GRAM + 1):
+        filed = by_gram.get(lowered[i : i + GRAM])
+        if filed is not None:
+            candidates.update(filed)
+    return [entries[p] for p in sorted(candidates) if _matches(entries[p], text, lowered)]
