@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 # Bumped when a template compiles to a different pattern: the compile cache and the message
 # index carry it in their keys, so a cached pattern of the old shape is never reused.
-TEMPLATE_VERSION = 7
+TEMPLATE_VERSION = 8
 
 # What each field type matches. Bodies carry no capture groups of their own, so a condition
 # can replace a body with alternatives of literal values (see `with_values`).
@@ -91,7 +91,7 @@ def parse_template(text: str) -> Template:
     if atoms and atoms[-1].shape == "word" and atoms[-1].word.endswith("."):
         # the full stop that ends a message is often lost (a re-raised exception, a copy)
         word = atoms[-1].word
-        atoms[-1] = _Atom(re.escape(word[:-1]) + r"\.?", "word", word)
+        atoms[-1] = _Atom(_word_regex(word[:-1]) + r"\.?", "word", word)
     literal = re.sub(r"\{[^{}]*\}", "", text)
     if len(re.sub(r"\s+", "", literal)) < 6:
         raise TemplateError("a wording needs at least six characters of fixed text to be found")
@@ -109,9 +109,16 @@ class _Atom:
 
 def _words(part: str) -> list[_Atom]:
     return [
-        _Atom(r"\s+", "space") if p.isspace() else _Atom(re.escape(p), "word", p)
+        _Atom(r"\s+", "space") if p.isspace() else _Atom(_word_regex(p), "word", p)
         for p in re.findall(r" +|[^ ]+", part)
     ]
+
+
+def _word_regex(word: str) -> str:
+    """A fixed word; a backtick in it may be missing: a message quoting a name in backticks
+    (`` `FlatParameter` requires uniform dtype ``) loses them when pasted into a thread
+    outside a code block, where markdown turns them into code formatting."""
+    return re.escape(word).replace("`", "`?")
 
 
 # Where a line may end early. A log posted in a thread, a terminal or a grep is often cut at

@@ -153,6 +153,19 @@ def test_the_full_stop_that_ends_a_message_may_be_missing() -> None:
     assert re.search(regex, line + "(gpu-c01, 29500).", re.MULTILINE)
 
 
+def test_backticks_in_a_message_may_be_lost_in_a_paste() -> None:
+    """Markdown turns `x` into code formatting: a paste outside a code block has no backticks."""
+    t = parse_template("`FlatParameter` requires uniform dtype but got {a:word} and {b:word}")
+    for line in (
+        "ValueError: `FlatParameter` requires uniform dtype but got torch.float16 and torch.float32",
+        "ValueError: FlatParameter requires uniform dtype but got torch.float16 and torch.float32",
+    ):
+        assert re.search(t.regex, line), line
+    assert not re.search(
+        t.regex, "ValueError: Flat Parameter requires uniform dtype but got a and b"
+    )
+
+
 def test_a_paste_that_starts_after_the_leading_field_is_the_message() -> None:
     """A selection often begins mid-line: the command before `exits with …` was not copied."""
     pattern = re.compile(parse_template("{cmd} exits with return code = {code:int}").regex)
