@@ -77,7 +77,9 @@ def test_symptom_index_links_symptoms_and_errors(pages: dict[str, str]) -> None:
     link = f"(../cases/{SAMPLE_ID}.md)"
     # the case once per box (English, Chinese, error messages), its symptoms under it
     assert index.count(link) == 3
-    assert f"{link}**\n            - Rank 1 alone reports a socket receive timeout at start" in index
+    assert (
+        f"{link}**\n            - Rank 1 alone reports a socket receive timeout at start" in index
+    )
     assert "Example: `[ERROR] HCCL(12,python): [socket.cc:300] Wait timeout" in index
     assert '<span class="kb-msg">`Wait timeout for sockets recv`</span>' in index
 
