@@ -39,6 +39,7 @@ from kb.site import (
 from kb.site.catalogue_pages import catalogue_pages
 from kb.site.escape import Md
 from kb.site.excerpts import excerpt
+from kb.site.short_titles import CHART_TITLE, short_title  # noqa: F401 (tests read them here)
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 SEVERITY_ORDER = ("critical", "high", "medium", "low")
@@ -311,23 +312,6 @@ CHART_SPACING = (
     '"diagramPadding": 4}}}%%'
 )
 CHART_LINE = 22  # characters per line of a chart box: five columns fit 1280 px unshrunk
-CHART_TITLE = 64  # characters of a title a box shows
-CHART_LEAD = 20  # a shorter lead before ": " names a platform, not the symptom
-_DANGLING = re.compile(r"(\s+(or|and|with|by|of|in|on|at|the|a|to|/|-))+$", re.IGNORECASE)
-
-
-def short_title(case: m.Case) -> str:
-    """The title's lead (what the reader sees, before its first ": "), cut at a word; the
-    whole title when the lead is only a platform's name ("Ascend: …")."""
-    title = casepage.plain_title(case.title.en).strip()
-    lead = title.split(": ", 1)[0].strip()
-    text = lead if len(lead) >= CHART_LEAD else title
-    if len(text) > CHART_TITLE:
-        text = text[: CHART_TITLE - 1].rsplit(" ", 1)[0]
-        if text.count("(") > text.count(")"):  # never an unclosed aside
-            text = text[: text.rindex("(")]
-        text = _DANGLING.sub("", text.rstrip(" ,;")) + "…"
-    return text
 
 
 def chart_label(case: m.Case) -> str:

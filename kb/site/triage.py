@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from dsl import model as m
 from kb.site import casepage, escape, phases
+from kb.site.short_titles import short_title
 
 DIAGNOSE = "kb diagnose --evidence ./logs"
 
@@ -58,10 +59,10 @@ ASCEND_TAGS = {"ascend", "npu", "cann", "hccl-timeout"}
 @dataclass(frozen=True)
 class State:
     key: str
-    title: str
+    title: str  # the situation in the user's own words
     title_zh: str
     says: str  # how the rule picks cases, shown on the page
-    command: str  # the first command: what to run before anything else
+    command: str  # the first command: what to run before anything else (at most 2 lines)
     why: str  # what that command tells you
     rule: Callable[[m.Case], bool]
 
@@ -74,37 +75,40 @@ def _phase(case: m.Case) -> str:
     return phases.phase_of(case).key
 
 
+STACKS = (
+    "# on each node; train.py is your script's name\n"
+    'for pid in $(pgrep -f train.py); do py-spy dump --pid "$pid" '
+    "> ./logs/stack-$(hostname)-$pid.txt; done"
+)
+
 STATES = (
     State(
         "start-up",
-        "It hangs or fails at start-up, before the first step",
-        "启动时卡住或失败，第一步训练之前",
-        "cases whose phase is launch and rendezvous or the first collective",
+        "Hangs or fails at start-up",
+        "启动时卡住或失败",
+        "cases of the start-up and the first step",
         "export NCCL_DEBUG=INFO TORCH_DISTRIBUTED_DEBUG=DETAIL TORCH_CPP_LOG_LEVEL=INFO\n"
-        "# rerun, keeping every rank's output: torchrun … 2>&1 | tee ./logs/rank-$(hostname).log\n"
-        + DIAGNOSE,
+        "# then rerun on every node, keeping all output: … 2>&1 | tee ./logs/$(hostname).log",
         "Start-up failures are told apart by what the init and bootstrap lines say "
         "(which interface, which port, which transport); these variables make them print it.",
         lambda c: _phase(c) in {"launch", "first"},
     ),
     State(
         "mid-training",
-        "It hangs mid-training, after steps ran fine",
+        "Hangs mid-training, after steps ran fine",
         "训练中途卡住，之前的步骤都正常",
-        "cases whose phase is mid-training",
-        "# set first: PID=…  (each training process on each node: nvidia-smi, npu-smi or ps)\n"
-        'py-spy dump --pid "$PID" > ./logs/stack-$(hostname)-$PID.txt\n' + DIAGNOSE,
+        "cases of mid-training",
+        STACKS,
         "A hang is a rank that is somewhere else: the stacks show which rank is not in the "
         "collective the others wait in.",
         lambda c: _phase(c) == "mid",
     ),
     State(
         "eval-save",
-        "It hangs at evaluation, checkpoint save or the end of an epoch",
+        "Hangs at evaluation or save",
         "在评估、保存检查点或一个 epoch 结束时卡住",
-        "cases whose phase is evaluation and save",
-        "# set first: PID=…  (each training process on each node)\n"
-        'py-spy dump --pid "$PID" > ./logs/stack-$(hostname)-$PID.txt\n' + DIAGNOSE,
+        "cases of evaluation and save",
+        STACKS,
         "One rank is usually still evaluating, saving or iterating while the others already "
         "wait in a collective; the stacks show which.",
         lambda c: _phase(c) == "eval",
@@ -115,51 +119,50 @@ STATES = (
         "一个 rank 崩溃，其余 rank 超时",
         "cases tagged with a crash, a kill or a cascade (crash, segfault, oom, sigkill, "
         "cascade, first-failure, …)",
-        "# the first failure, not the timeouts that follow it:\n"
         "grep -rnE 'Traceback|Error|Killed|SIGSEGV|Segmentation fault|Xid' ./logs | head -20\n"
-        "sudo dmesg -T | grep -iE 'killed process|out of memory|xid|segfault' | tail -20\n"
-        + DIAGNOSE,
+        "sudo dmesg -T | grep -iE 'killed process|out of memory|xid|segfault' | tail -20",
         "The watchdog timeouts on every other rank are the echo; the rank that died first, and "
         "the kernel's reason, is the cause.",
         lambda c: bool(_tags(c) & CRASH_TAGS),
     ),
     State(
         "several-nodes",
-        "It fails only on several nodes (one node works)",
+        "Fails only on several nodes (one node works)",
         "只有多节点时失败（单节点正常）",
         "cases tagged multi-node, network, infiniband, roce, rdma, socket-ifname, firewall, "
         "world-size, …",
-        "export NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET\n"
-        "ip -br addr > ./logs/ip-$(hostname).txt; ibv_devinfo > ./logs/ibv-$(hostname).txt\n"
-        + DIAGNOSE,
+        "export NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET  # then rerun into ./logs\n"
+        "ip -br addr > ./logs/ip-$(hostname).txt; ibv_devinfo > ./logs/ibv-$(hostname).txt",
         "What differs between one node and two is the network: which interface and transport "
         "NCCL picked, and whether the ports are up.",
         lambda c: bool(_tags(c) & NODES_TAGS),
     ),
     State(
         "slow",
-        "It runs, but slowly",
+        "Slow, but runs",
         "能跑，但很慢",
         "cases tagged performance, socket-fallback or slow",
         "export NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET  # then rerun into ./logs\n"
-        "grep -rhoE 'NET/(IB|Socket)[^ ]*|via (P2P|SHM|NET)[^ ]*' ./logs | sort | uniq -c\n"
-        + DIAGNOSE,
+        "grep -rhoE 'NET/(IB|Socket)[^ ]*|via (P2P|SHM|NET)[^ ]*' ./logs | sort | uniq -c",
         "A run that is only slow usually moved to a slower transport (sockets instead of "
         "InfiniBand, no P2P); the INIT/NET lines say which one it uses.",
         lambda c: bool(_tags(c) & SLOW_TAGS),
     ),
     State(
         "ascend-code",
-        "Ascend printed an error code (EI0002, EI0006, EE1002, …)",
-        "昇腾报了错误码（EI0002、EI0006、EE1002 等）",
+        "Ascend printed an error code (EI0002, EE1002, …)",
+        "昇腾报了错误码（EI0002、EE1002 等）",
         "cases tagged ascend, npu, cann or hccl-timeout",
         "grep -rhoE '\\b(E[A-Z][0-9]{4})\\b' ./logs ~/ascend/log 2>/dev/null "
-        "| sort | uniq -c | sort -rn | head\n" + DIAGNOSE,
+        "| sort | uniq -c | sort -rn | head",
         "The code that appears first and on the fewest ranks is usually the cause; paste it "
         "into the search box for its page.",
         lambda c: bool(_tags(c) & ASCEND_TAGS),
     ),
 )
+
+FEW = 3  # the cases shown open under a state: the most often seen; the rest are collapsed
+FEW_TITLE = 48  # characters of their titles: three fit about one line at 1280 px
 
 
 def narrowed(state: State, cases: list[m.Case]) -> list[m.Case]:
@@ -172,6 +175,13 @@ def narrowed(state: State, cases: list[m.Case]) -> list[m.Case]:
 def unplaced(cases: list[m.Case]) -> list[m.Case]:
     """Cases no state picks."""
     return [c for c in cases if not any(s.rule(c) for s in STATES)]
+
+
+def most_seen(state: State, cases: list[m.Case]) -> list[m.Case]:
+    """The `FEW` cases of a state seen in the most stored real reports: shown open."""
+    picked = narrowed(state, cases)
+    ranked = sorted(picked, key=lambda c: (-casepage.status(c).real_reports, c.title.en.lower()))
+    return ranked[:FEW]
 
 
 PATH = "triage.md"
@@ -199,8 +209,55 @@ def _case_item(case: m.Case) -> str:
     return f"- {casepage.case_link(case, 'cases/')}"
 
 
+def _heading(title: str, title_zh: str, key: str) -> str:
+    zh = f' <span lang="zh" class="kb-triage-zh">{escape.html_text(title_zh)}</span>'
+    return f"## {escape.line(title)}{zh} {{ #{key} }}"
+
+
+def _links(cases: list[m.Case]) -> str:
+    """The few cases by their short titles (the whole title is one hover away, on the page)."""
+    return " · ".join(
+        f"[{escape.line(short_title(c, FEW_TITLE))}]({casepage.case_href(c.id, 'cases/')})"
+        for c in cases
+    )
+
+
+def _details(summary: str, body: list[str]) -> list[str]:
+    """A closed box: the page stays a list of situations a person scans."""
+    out = [f'??? kb-triage "{summary.replace(chr(34), "")}"', ""]
+    out += [escape.indent(b) if b else "" for b in body]
+    return [*out, ""]
+
+
+def _state(state: State, cases: list[m.Case]) -> list[str]:
+    picked = narrowed(state, cases)
+    few = most_seen(state, cases)
+    n = len(picked)
+    out = [
+        _heading(state.title, state.title_zh, state.key),
+        "",
+        escape.fence(state.command, "bash"),
+        "",
+    ]
+    if few:
+        out += [f"**Most often:** {_links(few)}", ""]
+    else:
+        out += ["No case yet.", ""]
+    body = [escape.text(state.why), "", f"Picked: {escape.line(state.says)}.", ""]
+    by_phase: dict[str, list[m.Case]] = {}
+    for case in picked:
+        by_phase.setdefault(phases.phase_of(case).title, []).append(case)
+    for title, group in by_phase.items():
+        body += [f"*{escape.line(title)}:*", ""]
+        body += [_case_item(c) for c in group]
+        body.append("")
+    return out + _details(
+        f"All {n} case{'s' if n != 1 else ''} it narrows to, and why this command", body
+    )
+
+
 def page(cases: list[m.Case]) -> str:
-    """The Markdown of the triage page."""
+    """The Markdown of the triage page: one short block per situation, details closed."""
     out = [
         "---",
         f"title: {escape.yaml_str('Start here: what do you see?')}",
@@ -216,65 +273,37 @@ def page(cases: list[m.Case]) -> str:
         "",
         '<p lang="zh" class="kb-title-zh">从你看到的现象开始：先运行哪条命令，可能是哪几种情况</p>',
         "",
-        "Pick the line that fits your job. Each gives the first command to run and the cases "
-        "it narrows to; `kb diagnose` then tells those apart from your evidence. Which cases a "
-        "state lists is derived from each case's phase (launch, first collective, "
-        "mid-training, evaluation and save, shutdown) and its tags, so a new case appears "
-        "here by itself.",
+        "Find the line that fits your job and run its first command; it collects into "
+        f"`./logs`. Then `{DIAGNOSE}` tells the cases apart from what it collected.",
         "",
     ]
     for state in STATES:
-        out.append(f"- [{escape.line(state.title)}](#{state.key})")
-    out += ["- [Nothing matched: first steps](#nothing-matched)", ""]
-    for state in STATES:
-        picked = narrowed(state, cases)
-        out += [
-            f"## {escape.line(state.title)} {{ #{state.key} }}",
-            "",
-            f'<p lang="zh" class="kb-title-zh">{escape.html_text(state.title_zh)}</p>',
-            "",
-            "**First command:**",
-            "",
-            escape.fence(state.command, "bash"),
-            "",
-            escape.text(state.why),
-            "",
-            f"**It narrows to {len(picked)} case{'s' if len(picked) != 1 else ''}** "
-            f"({escape.line(state.says)}):",
-            "",
-        ]
-        by_phase: dict[str, list[m.Case]] = {}
-        for case in picked:
-            by_phase.setdefault(phases.phase_of(case).title, []).append(case)
-        for title, group in by_phase.items():
-            if len(by_phase) > 1:
-                out += [f"*{escape.line(title)}:*", ""]
-            out += [_case_item(c) for c in group]
-            out.append("")
-        if not picked:
-            out += ["No case yet.", ""]
+        out += _state(state, cases)
+    first_title, first_command = NOTHING_MATCHED[0]
     out += [
-        "## Nothing matched: first steps { #nothing-matched }",
+        _heading("Nothing matched: first steps", "都不匹配：先做这几步", "nothing-matched"),
         "",
-        '<p lang="zh" class="kb-title-zh">都不匹配：先做这几步</p>',
+        escape.fence(first_command, "bash"),
         "",
     ]
-    for n, (title, command) in enumerate(NOTHING_MATCHED, 1):
-        out += [f"{n}. {escape.line(title)}", "", escape.indent(escape.fence(command, "bash")), ""]
-    out += [
+    body = [f"1. {escape.line(first_title)} (the command above)", ""]
+    for n, (title, command) in enumerate(NOTHING_MATCHED[1:], 2):
+        body += [f"{n}. {escape.line(title)}", "", escape.indent(escape.fence(command, "bash")), ""]
+    body += [
         "Still nothing? Every message `kb` knows has a page ([messages](messages/index.md)); "
         "a line it does not know is worth a case ([contributing](contributing.md)).",
         "",
     ]
     rest = unplaced(cases)
-    if rest:
-        out += [
-            "## Cases no state above names { #other-cases }",
+    if rest:  # listed so that none is missing from this page
+        body += [
+            '<p id="other-cases"><strong>Cases no situation above names</strong>: their phase '
+            "and tags fit none of the situations above (a launcher's signal, a restart).</p>",
             "",
-            "Their phase and tags fit none of the states above (a launcher's signal, a "
-            "restart); they are listed so that none is missing from this page.",
+            *[_case_item(c) for c in rest],
             "",
         ]
-        out += [_case_item(c) for c in rest]
-        out.append("")
+    out += _details(
+        "Then: the machine's versions, the first error, and cases no situation names", body
+    )
     return "\n".join(out)

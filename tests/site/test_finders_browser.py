@@ -4,7 +4,8 @@
   error-code finders end within the first screen;
 - the symptom finder: every phase's box is on the first screen, closed, and opening one
   shows its cases (the whole alphabetical list was ~100 screens at 1280, ~180 at 390);
-- the phase page on a phone: a case is its title alone (summaries made it ~47 screens).
+- the phase page on a phone: a case is its title alone (summaries made it ~47 screens);
+- the triage page: three screens at 1280 px with its boxes closed, every case on it.
 
 `KB_SITE_BUILT=<built site folder>` measures an already built site instead of building one.
 """
@@ -18,6 +19,8 @@ from typing import Any
 
 import pytest
 from kbsite_browser import chromium, serve, viewport, wait_for
+
+from dsl.api import load_cases
 
 pytestmark = pytest.mark.slow  # drives Chromium over a built site
 
@@ -110,3 +113,28 @@ def test_the_phase_page_lists_titles_only_on_a_phone(browser: Any, served: str) 
     wait_for(browser, "article .kb-phase-summary")
     shown = browser.find_elements(By.CSS_SELECTOR, "article .kb-phase-summary")
     assert all(s.is_displayed() for s in shown)
+
+
+TRIAGE_SCREENS = 3  # the triage page at 1280x800, every box closed (it was 13.6 open)
+
+
+def test_the_triage_page_is_three_screens_with_every_case_on_it(browser: Any, served: str) -> None:
+    from selenium.webdriver.common.by import By
+
+    viewport(browser, 1280, 800)
+    browser.get(served + "/triage/")
+    wait_for(browser, "article details.kb-triage")
+    boxes = browser.find_elements(By.CSS_SELECTOR, "article details.kb-triage")
+    assert boxes and not [b for b in boxes if b.get_attribute("open")]
+    screens = browser.execute_script("return document.documentElement.scrollHeight;") / 800
+    assert screens <= TRIAGE_SCREENS, screens
+    # each situation shows its first command and its few cases with the boxes closed
+    for key in ("start-up", "mid-training", "one-rank-crashes", "nothing-matched"):
+        heading = browser.find_element(By.ID, key)
+        following = heading.find_element(By.XPATH, "following-sibling::*[1]")
+        assert following.find_elements(By.CSS_SELECTOR, "pre code"), key
+    cases = {
+        a.get_attribute("href").split("/cases/")[1].strip("/")
+        for a in browser.find_elements(By.CSS_SELECTOR, "article a[href*='/cases/']")
+    }
+    assert cases == {c.id for c in load_cases(with_env=False).cases}  # open or in a closed box
