@@ -16,14 +16,6 @@ from dsl import model as m
 from kb.site import casepage, escape, phases
 from kb.site.escape import Md
 
-PHASE_ZH = {
-    "launch": "启动与 rendezvous",
-    "first": "第一次集合通信",
-    "mid": "训练中途",
-    "eval": "评估与保存",
-    "shutdown": "退出与重启",
-}
-
 
 @dataclass
 class Entry:
@@ -61,7 +53,7 @@ def symptoms(cases: list[m.Case], zh: bool) -> list[dict[str, Any]]:
                 link = _zh_link(case) if zh else casepage.case_link(case, "../cases/")
                 entries.append(Entry(link, items))
         if entries:
-            title = PHASE_ZH.get(phase.key, phase.title) if zh else phase.title
+            title = phase.title_zh if zh else phase.title
             group = _group(phase.key, title, entries)
             out.append({**group, "block": block(group, "zh" if zh else "symptoms")})
     return out

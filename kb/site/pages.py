@@ -380,6 +380,7 @@ def index_contexts(data: SiteData) -> dict[str, dict[str, Any]]:
                 {
                     "key": Md(p.key),
                     "title": escape.line(p.title),
+                    "title_zh": escape.line(p.title_zh),
                     "cases": [
                         {"link": case_link(c), "summary": escape.line(c.summary.en)} for c in cs
                     ],

@@ -17,15 +17,17 @@ from dsl import model as m
 
 @dataclass(frozen=True)
 class Phase:
-    key: str
-    title: str
+    key: str  # the internal id (anchors, triage rules); never shown
+    title: str  # in the user's words: when did it fail?
+    title_zh: str
     keywords: tuple[str, ...]
 
 
 PHASES = (
     Phase(
         "launch",
-        "Launch and rendezvous",
+        "Start-up",
+        "启动时",
         (
             "launch",
             "rendezvous",
@@ -56,7 +58,8 @@ PHASES = (
     ),
     Phase(
         "first",
-        "First collective",
+        "First step",
+        "第一步",
         (
             "first collective",
             "first allreduce",
@@ -76,6 +79,7 @@ PHASES = (
     Phase(
         "mid",
         "Mid-training",
+        "训练中途",
         (
             "oom",
             "xid",
@@ -102,7 +106,8 @@ PHASES = (
     ),
     Phase(
         "eval",
-        "Evaluation and save",
+        "Evaluation or save",
+        "评估或保存时",
         (
             "evaluation",
             "checkpoint",
@@ -116,7 +121,8 @@ PHASES = (
     ),
     Phase(
         "shutdown",
-        "Shutdown and restart",
+        "Exit or restart",
+        "退出或重启时",
         (
             "shutdown",
             "destroy_process_group",

@@ -130,3 +130,25 @@ def test_every_candidate_on_an_error_page_has_the_check_that_tells_it_apart(
         if c.case.id == "rank-oom-cascades-to-watchdog-timeout"
     ]
     assert oom and oom[0].check is not None and "memory" in oom[0].check.words
+
+
+# the words of whoever wrote the phase keywords, not of someone whose job just failed
+JARGON = ("rendezvous", "collective", "launch", "shutdown")
+
+
+def test_phases_are_named_in_the_users_words_on_every_page(pages: dict[str, str]) -> None:
+    """A phase is shown as when the job failed ("Start-up", "Evaluation or save"), in
+    English and Chinese; the internal ids (`launch`, `first`, …) stay as anchors only."""
+    assert [p.key for p in phases.PHASES] == ["launch", "first", "mid", "eval", "shutdown"]
+    for phase in phases.PHASES:
+        assert not [w for w in JARGON if w in phase.title.lower()], phase.title
+        assert HAN.search(phase.title_zh) and "rendezvous" not in phase.title_zh
+        assert (
+            f"## {escape.line(phase.title)} · {phase.title_zh} {{ #{phase.key} }}"
+            in (pages["find/phases.md"])
+        )
+    shown = [pages["find/phases.md"], pages["find/symptoms.md"], pages["triage.md"]]
+    for old in ("Launch and rendezvous", "First collective", "Evaluation and save"):
+        assert not [p for p in shown if old in p], old
+    _en, zh = _tabs(pages["find/symptoms.md"])
+    assert "启动时：" in zh or "第一步：" in zh

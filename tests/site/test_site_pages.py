@@ -88,16 +88,16 @@ def test_phase_page_draws_a_linked_mermaid_chart(pages: dict[str, str]) -> None:
     page = pages["find/phases.md"]
     assert "```mermaid\n%%{init: " in page and "}}}%%\nflowchart LR\n" in page
     assert f'click C1_0 href "../../cases/{SAMPLE_ID}/"' in page  # "first allreduce"
-    assert 'subgraph P1["First collective (1)"]' in page
+    assert 'subgraph P1["First step (1)"]' in page
     # boxes show the short title in lines (ids as labels shrank the chart to ~9 px text)
     assert (
         'C1_0("Rank 1 times out<br>waiting for sockets<br>during the first<br>allreduce")' in page
     )
     assert f'("{SAMPLE_ID}")' not in page
-    assert "## First collective { #first }" in page
+    assert "## First step · 第一步 { #first }" in page
     # the list a phone shows instead of the chart: every phase, linked to its section
     assert '<nav class="kb-phase-list"' in page
-    assert "- [First collective](#first) — 1 case\n" in page
+    assert "- [First step · 第一步](#first) — 1 case\n" in page
 
 
 def _files(*paths: str) -> Files:
