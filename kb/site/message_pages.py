@@ -20,7 +20,7 @@ from dsl.catalogue.template import as_printed
 from dsl.kinds.message import MessageQuery
 from kb.lint.ladder import can_tell_apart, family
 from kb.match.condition import positive_refs
-from kb.site import casepage, escape, plain
+from kb.site import candidates, casepage, escape, plain
 from kb.site.escape import Md
 
 DIAGNOSE = "kb diagnose --evidence ./logs"
@@ -148,10 +148,9 @@ def causes(
 
 
 def _cause_item(n: int, cause: Cause) -> str:
+    """A closed box per cause (`kb.site.candidates`): rank, title and check on its bar."""
     if cause.case is None:
-        head = f"{n}. {escape.code(cause.id)} (no case page yet)"
-    else:
-        head = f"{n}. **{casepage.case_link(cause.case, '../cases/')}**"
+        return f"{n}. {escape.code(cause.id)} (no case page yet)"
     facts = []
     if cause.decisive:
         facts.append("decisive: only this cause prints the message")
@@ -160,12 +159,14 @@ def _cause_item(n: int, cause: Cause) -> str:
             f"printed in {cause.printed} of its {cause.fixtures} stored real incident"
             f"{'s' if cause.fixtures != 1 else ''}"
         )
-    lines = [head + (f" — {'; '.join(facts)}" if facts else "")]
-    if cause.check is not None:
-        lines += ["", f"    **Tells it apart:** {cause.check.words}"]
-        if cause.check.command is not None:
-            lines += ["", escape.indent(casepage.command(cause.check.command))]
-    return "\n".join(lines)
+    body = [str(escape.text(cause.case.summary.en))]
+    if facts:
+        body += ["", f"*{escape.line('; '.join(facts))}*"]
+    check = cause.check.words if cause.check is not None else None
+    command = None
+    if cause.check is not None and cause.check.command is not None:
+        command = casepage.command(cause.check.command)
+    return candidates.block(n, cause.case, "../cases/", check, body, command)
 
 
 def _releases(w: cm.Wording) -> str:

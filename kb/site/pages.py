@@ -23,6 +23,7 @@ from dsl.api import LoadResult
 from dsl.catalogue import model as cm
 from dsl.catalogue import registry as catalogue_registry
 from kb.site import (
+    candidates,
     casepage,
     code_ranking,
     codes,
@@ -244,22 +245,19 @@ def _code_context(
     found = code_ranking.messages_for(code, catalogue)
     ranked = code_ranking.candidates(code, found, by_id, counts)
     cases = []
-    for c in ranked:
+    for n, c in enumerate(ranked, 1):
         facts = []
         if c.decisive:
             facts.append("the catalogue names it as the only cause of one of these messages")
         if c.fixtures:
             facts.append(f"printed in {c.printed} of its {c.fixtures} stored real incidents")
+        body = [str(escape.text(c.case.summary.en))]
+        if facts:
+            body += ["", f"*{escape.line('; '.join(facts)).capitalize()}.*"]
+        command = casepage.command(c.check.command) if c.check and c.check.command else None
+        check = c.check.words if c.check else None
         cases.append(
-            {
-                "link": case_link(c.case, "../../cases/"),
-                "summary": escape.line(c.case.summary.en),
-                "facts": escape.line("; ".join(facts)) if facts else None,
-                "check": c.check.words if c.check else None,
-                "command": casepage.command(c.check.command)
-                if c.check and c.check.command
-                else None,
-            }
+            {"block": Md(candidates.block(n, c.case, "../../cases/", check, body, command))}
         )
     return {
         "fm_title": Md(escape.yaml_str(code.name)),

@@ -11,7 +11,7 @@ import pytest
 
 from dsl import model as m
 from dsl.api import load_cases
-from kb.site import escape, finders, phases
+from kb.site import escape, finders, message_pages, phases
 from kb.site.pages import error_strings, render_site
 
 HAN = re.compile(r"[\u4e00-\u9fff]")
@@ -152,3 +152,30 @@ def test_phases_are_named_in_the_users_words_on_every_page(pages: dict[str, str]
         assert not [p for p in shown if old in p], old
     _en, zh = _tabs(pages["find/symptoms.md"])
     assert "启动时：" in zh or "第一步：" in zh
+
+
+WATCHDOG = "find/errors/watchdog-caught-collective-operation-timeout.md"
+BOX = re.compile(r'<details class="kb-candidate" markdown="1">\n(.*?)\n</details>', re.S)
+
+
+def test_error_pages_rank_candidates_as_closed_lines_with_their_check(
+    cases: list[m.Case], pages: dict[str, str]
+) -> None:
+    """Each candidate is one closed box whose bar is its rank, its title and the check that
+    tells it apart; its summary opens under it (open summaries made the watchdog page 3.4
+    screens at 1280 px)."""
+    by_id = {c.id: c for c in cases}
+    for path in (WATCHDOG, "messages/pytorch-c10d-watchdog-timeout.md"):
+        page = pages[path]
+        boxes = BOX.findall(page)
+        assert len(boxes) >= 4, path
+        outside = BOX.sub("", page)
+        for n, box in enumerate(boxes, 1):
+            bar = box.split("\n", 1)[0]
+            assert bar.startswith(f'<summary markdown="span">**{n}\\. [')
+            assert bar.endswith("</summary>")
+            case = by_id[re.findall(r"/cases/([^)#/]+)\.md\)", bar)[0]]
+            checked = message_pages.tell_apart(case, "pytorch.c10d.watchdog-timeout", cases)
+            assert (" · Tells it apart: " in bar) == (checked is not None), case.id
+            summary = str(escape.text(case.summary.en))
+            assert summary in box and summary not in outside, case.id
