@@ -160,7 +160,13 @@ def walk(root: str | Path, skipped: list[SkippedFile]) -> Iterator[InputFile]:
         yield _disk_file(root_s, shown_name(os.path.basename(root_s)))
         return
     real_root = os.path.realpath(root_s)
-    yield from _walk_dir(real_root, real_root, "", {_key(real_root)}, skipped)
+    try:  # the folder may be gone since it was seen: said like any file removed mid-read
+        root_key = _key(real_root)
+    except OSError as exc:
+        reason = f"unreadable: {exc.strerror or exc}"
+        skipped.append(SkippedFile(path=os.path.basename(root_s), reason=reason))
+        return
+    yield from _walk_dir(real_root, real_root, "", {root_key}, skipped)
 
 
 def _key(path: str) -> tuple[int, int]:
