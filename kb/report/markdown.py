@@ -16,6 +16,7 @@ from kb.evidence.inputs import shown_name
 from kb.match.diagnose import Diagnosis
 from kb.report.model import CLAUSE_WORDS, STATE_WORDS, Ask, Candidate, Fix, Report, build
 from kb.report.shown_path import shown_command
+from kb.report.terminal import evidence_for_terminal
 
 
 def _fence(text: str, lang: str = "", indent: str = "") -> list[str]:
@@ -33,6 +34,13 @@ _MARKUP = re.compile(r"([\\`*_{}\[\]()#+!|~>-])")
 _BREAKS = re.compile(r"[\x00-\x1f\x7f\x85\u2028\u2029]")
 
 
+def _one_line(text: str) -> str:
+    """`text` as one line with nothing live: line breakers and C0 controls become spaces, and
+    what is left (C1 controls such as `\\x9b`, the one-byte ESC [, and bidi overrides such as
+    U+202E) is shown as `\\xNN` / `\\uNNNN`, as the terminal report shows it."""
+    return evidence_for_terminal(_BREAKS.sub(" ", text))
+
+
 def _text(text: str) -> str:
     """Case text and anything else from strangers, as inert markdown: no HTML, no links, no
     emphasis that the author did not write as text.
@@ -41,13 +49,13 @@ def _text(text: str) -> str:
     '&lt;img src=x onerror=alert\\\\(1\\\\)&gt; \\\\[x\\\\]\\\\(javascript:alert\\\\(1\\\\)\\\\) \\\\*b\\\\*'
     """
     text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    return _MARKUP.sub(r"\\\1", _BREAKS.sub(" ", text))
+    return _MARKUP.sub(r"\\\1", _one_line(text))
 
 
 def _code(text: str) -> str:
     """An inline code span no backtick in the text can close early (CommonMark: a longer
     run of backticks, padded with spaces); pipes escaped for tables."""
-    text = _BREAKS.sub(" ", text).replace("|", "\\|")
+    text = _one_line(text).replace("|", "\\|")
     longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
     ticks = "`" * (longest + 1)
     return f"{ticks} {text} {ticks}" if longest else f"`{text}`"

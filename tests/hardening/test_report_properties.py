@@ -130,6 +130,7 @@ def test_markdown_keeps_any_evidence_line_inside_code(base: _Quiet, text: str, f
     ):
         md = render_markdown(hostile, kb)
         assert _shape(md) == _shape(render_markdown(plain, kb)), repr(text)
+        assert not C0_C1_BIDI.search(md), repr(C0_C1_BIDI.search(md))  # shown, not raw
         for html, _, _ in _shape(md):
             assert all(re.fullmatch(r"</?details>(<summary>\w+</summary>)?\n", h) for h in html)
 
