@@ -2,6 +2,8 @@
 
 Every measurement runs in a fresh child process, so its peak RSS (own + its workers') is its own.
 Files are read once beforehand, so all rows are warm page cache. Data goes to --out (not the repo).
+It ends with `kb read_evidence` and `kb diagnose` (second run) as a fraction of the engine's
+scan alone with the same patterns, measured in the same run.
 
     python benchmarks/bench_scan.py --size-mb 1024 --ranks 64 --patterns 50,500 --workers 2
 """
@@ -131,6 +133,40 @@ def one_scan_only(folder: Path, npat: int, workers: int, with_sources: bool) -> 
     return {
         "bytes": sum(r[0] for r in res),
         "lines": None,
+        "matched": None,
+        "seconds": time.perf_counter() - t0,
+        "compile_s": compile_s,
+        "peak_mb": _peak_mb(max(r[3] for r in res)),
+    }
+
+
+def one_scan_kb(folder: Path, workers: int) -> dict[str, Any]:
+    """Child-process body: hyperscan over every file with the patterns `kb diagnose` scans
+    with (every case's and the catalogue's, with the reader's own), the ceiling it is a
+    fraction of. One database for all files, where the reader takes a subset per kind on
+    files of 8 MB or more: a ceiling, never a flattering one."""
+    import argparse as _argparse
+
+    global _PATTERNS
+    from parallel import map_files
+
+    from kb.cli.common import load_kb
+    from kb.evidence.filereader import LogPattern, compile_patterns
+
+    kb = load_kb(_argparse.Namespace(cases=[], no_bundled=False, no_cache=False))
+    pats = tuple(
+        LogPattern(p.key, p.regex, p.ignore_case, tuple(p.sources), tuple(p.files), p.enough)
+        for p in kb.scan_patterns()
+    )
+    t0 = time.perf_counter()
+    _PATTERNS = compile_patterns(pats, progress=False).log_set
+    _PATTERNS.backend  # noqa: B018 (compiled here, not in the timed part)
+    compile_s = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    res = map_files(_scan_only, _files(folder), workers)
+    return {
+        "bytes": sum(r[0] for r in res),
+        "lines": len(_PATTERNS),
         "matched": None,
         "seconds": time.perf_counter() - t0,
         "compile_s": compile_s,
@@ -306,6 +342,8 @@ def main(argv: list[str] | None = None) -> int:
             res = one_scan_only(args._folder, args._npat, args.workers, args._child == "scan-all")
         elif args._child == "rg":
             res = one_rg(args._folder, args._npat, args.workers, args.out)
+        elif args._child == "scan-kb":
+            res = one_scan_kb(args._folder, args.workers)
         elif args._child == "diagnose":
             res = one_diagnose(args._folder)
         else:
@@ -329,27 +367,46 @@ def main(argv: list[str] | None = None) -> int:
     )
     print("|---|---|---|---|---|---|---|---|---|")
     pipeline = ensure_data(args.out, args.pipeline_size_mb or args.size_mb, args.ranks)
+    ratios: list[tuple[str, float]] = []  # wall time of the ceiling / of the row, same run
     for npat in counts:
         for engine in engines:
             for workers in (args.workers, 1):
                 r = _child("engine", folder, npat, engine, workers, args.out)
                 print(_row(f"{engine} x{workers} proc", npat, nfiles, r), flush=True)
+        ceiling: dict[str, Any] | None = None
         if "hyperscan" in engines:  # ceilings: the scan alone, before any line is handled
             for kind, what in (("scan-case", "case"), ("scan-all", "case + reader")):
                 r = _child(kind, folder, npat, "", args.workers, args.out)
                 name = f"hyperscan scan only, {what} patterns x{args.workers}"
                 print(_row(name, npat, nfiles, r), flush=True)
+                if kind == "scan-all" and isinstance(r, dict) and folder == pipeline:
+                    ceiling = r
         if shutil.which("rg"):
             r = _child("rg", folder, npat, "", args.workers, args.out)
             print(_row(f"ripgrep -j{args.workers}", npat, nfiles, r), flush=True)
         r = _child("pipeline", pipeline, npat, "", args.workers, args.out)
         print(_row("kb read_evidence", npat, len(_files(pipeline)), r), flush=True)
+        if ceiling is not None and not isinstance(r, str):
+            ratios.append((f"kb read_evidence / scan only, {npat} case + reader patterns",
+                           ceiling["seconds"] / r["seconds"]))  # fmt: skip
     ncase = len(list((HERE.parent / "cases").glob("*/case.kb")))
     # a fresh cache: the first run compiles cases and scan databases, the second reuses them
     os.environ["KB_CACHE_DIR"] = str(args.out / f"cache-{os.getpid()}")
+    diagnosed: dict[str, Any] | str = "not run"
     for run in ("first", "second"):
-        r = _child("diagnose", pipeline, 0, "", args.workers, args.out)
-        print(_row(f"kb diagnose, {ncase} cases ({run} run)", 0, len(_files(pipeline)), r))
+        diagnosed = _child("diagnose", pipeline, 0, "", args.workers, args.out)
+        print(_row(f"kb diagnose, {ncase} cases ({run} run)", 0, len(_files(pipeline)), diagnosed))
+    kb_scan = _child("scan-kb", pipeline, 0, "", args.workers, args.out)
+    npat_kb = kb_scan["lines"] if isinstance(kb_scan, dict) else 0
+    if isinstance(kb_scan, dict):
+        kb_scan["lines"] = None  # it carried the pattern count
+    name = f"hyperscan scan only, kb diagnose's patterns x{args.workers}"
+    print(_row(name, npat_kb, len(_files(pipeline)), kb_scan), flush=True)
+    if isinstance(kb_scan, dict) and isinstance(diagnosed, dict):
+        ratios.append(("kb diagnose (second run) / scan only, kb diagnose's patterns",
+                       kb_scan["seconds"] / diagnosed["seconds"]))  # fmt: skip
+    for label, ratio in ratios:
+        print(f"# {label}: {ratio:.0%} of the engine's pace")
     print(f"# load average at end: {os.getloadavg()[0]:.1f} (other jobs on this machine skew rows)")
     best, median, code = startup(args.out)
     print(
