@@ -14,6 +14,7 @@ import hashlib
 import os
 import platform
 from collections.abc import Callable
+from pathlib import Path
 
 import hyperscan as hs
 
@@ -37,10 +38,9 @@ def compile_error(expr: bytes, flags: int) -> str | None:
 CACHE_KEEP = 64  # databases kept on disk (each a few hundred KB); the least recently used go
 
 
-def _compile(
+def _cache_path(
     exprs: list[bytes], flags: list[int], mode: int, ids: list[int] | None = None
-) -> hs.Database:
-    """Compile, or load the same database from the on-disk cache."""
+) -> Path | None:
     ids = list(range(len(exprs))) if ids is None else ids
     key = hashlib.sha256(
         repr(
@@ -48,7 +48,15 @@ def _compile(
         ).encode()
     ).hexdigest()[:32]
     cache = cache_dir()
-    path = cache / f"{key}.hsdb" if cache else None
+    return cache / f"{key}.hsdb" if cache else None
+
+
+def _compile(
+    exprs: list[bytes], flags: list[int], mode: int, ids: list[int] | None = None
+) -> hs.Database:
+    """Compile, or load the same database from the on-disk cache."""
+    ids = list(range(len(exprs))) if ids is None else ids
+    path = _cache_path(exprs, flags, mode, ids)
     if path is not None and path.is_file():
         try:
             os.utime(path)  # "recently used" for the prune, which orders by mtime
@@ -67,10 +75,11 @@ def _compile(
     return db
 
 
-# Compiling costs about a millisecond per expression and a dropped match (a Python callback,
-# then the scanner's test) about a fifth of a microsecond: a database without the muted
-# patterns is rebuilt once this many matches per expression have been dropped.
-REBUILD_AFTER_MATCHES_PER_EXPR = 5000
+# Compiling costs about a millisecond per expression and a dropped match (the engine's Python
+# callback, the shared-expression fan-out, the scanner's test) about a microsecond: a
+# database without the muted patterns is rebuilt once this many matches per expression have
+# been dropped. One already on disk (an earlier run built it) is loaded at once.
+REBUILD_AFTER_MATCHES_PER_EXPR = 1000
 NOT_YET: object = object()  # `_db_without`: keep scanning with the full database
 
 
@@ -84,6 +93,7 @@ class HyperscanBackend:
         self._stream_db: hs.Database | None = None
         self._without: dict[frozenset[int], hs.Database | None] = {}
         self._dropped = 0  # muted matches reported (and dropped by the caller) since a rebuild
+        self._not_on_disk: set[frozenset[int]] = set()  # muted sets with no database on disk
 
     def _db_without(self, muted: set[int]) -> object:
         """The database minus muted patterns (their indexes kept as ids, so codes do not
@@ -93,15 +103,24 @@ class HyperscanBackend:
         rebuilt database costs a compile of every other expression (seconds for the bundled
         set, and one per distinct muted set: on 512 MB of rank logs, minutes, whose files also
         pushed the base databases out of the disk cache). So a set is rebuilt only once the
-        dropped matches have cost about what its compile will: rebuilds then never cost
-        more than the callbacks they save. Kept per set (and on disk); None when all are."""
+        dropped matches have cost about what its compile will (rebuilds then never cost
+        more than the callbacks they save), or at once when an earlier run left it on disk.
+        Kept per set (and on disk); None when all are."""
         key = frozenset(muted)
         if key in self._without:
             return self._without[key]
-        if self._dropped < self.n * REBUILD_AFTER_MATCHES_PER_EXPR:
-            return NOT_YET
-        self._dropped = 0
         keep = [i for i in range(self.n) if i not in key]
+        if self._dropped < self.n * REBUILD_AFTER_MATCHES_PER_EXPR:
+            if key in self._not_on_disk:
+                return NOT_YET
+            path = _cache_path(
+                [self._exprs[i] for i in keep], [self._flags[i] for i in keep],
+                hs.HS_MODE_BLOCK, keep,
+            ) if keep else None  # fmt: skip
+            if path is None or not path.is_file():
+                self._not_on_disk.add(key)
+                return NOT_YET
+        self._dropped = 0
         self._without[key] = (
             _compile(
                 [self._exprs[i] for i in keep], [self._flags[i] for i in keep],

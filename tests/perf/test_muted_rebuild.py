@@ -4,6 +4,8 @@ drops the muted hits, so the lines reported are the same either way."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from scanlog import scan_log
 
@@ -14,6 +16,12 @@ pytestmark = pytest.mark.skipif("hyperscan" not in ENGINES, reason="hyperscan on
 LOG = b"".join(b"step=%d loss=0.5\n" % i for i in range(40)) + b"NCCL WARN peer closed\n"
 PATTERNS = [(0, r"step=\d+", False), (1, r"NCCL WARN", False)]
 EXPECTED = [(41, [1])]  # the muted step lines are never reported
+
+
+@pytest.fixture(autouse=True)
+def _own_disk_cache(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """No database of an earlier run (or test) on disk, unless the test writes it."""
+    monkeypatch.setenv("KB_CACHE_DIR", str(tmp_path))
 
 
 def _counting_compiles(monkeypatch: pytest.MonkeyPatch) -> list[int]:
@@ -53,3 +61,17 @@ def test_once_they_pay_the_set_is_rebuilt_and_answers_the_same(
     assert len(compiles) == 1
     assert scan_log(LOG, ps, muted={0}) == EXPECTED  # kept for the set
     assert len(compiles) == 1
+
+
+def test_a_set_an_earlier_run_built_is_loaded_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    from kb.scan import _hyperscan
+
+    with monkeypatch.context() as earlier:
+        earlier.setattr(_hyperscan, "REBUILD_AFTER_MATCHES_PER_EXPR", 1)
+        ps = PatternSet(PATTERNS, engine="hyperscan")
+        scan_log(LOG, ps, muted={0})
+        scan_log(LOG, ps, muted={0})  # built, and written to the disk cache
+    ps = PatternSet(PATTERNS, engine="hyperscan")  # a new run: nothing dropped yet
+    compiles = _counting_compiles(monkeypatch)
+    assert scan_log(LOG, ps, muted={0}) == EXPECTED
+    assert len(compiles) == 1  # loaded from disk on the first muted block
