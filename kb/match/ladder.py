@@ -12,7 +12,8 @@ message (language reference, "The confidence ladder"):
   message whose other named causes are all known to be absent (their proof read and not
   there: false, not merely unknown);
 - **confirmed** needs a fact that shows this case itself (a decisive message or its own
-  evidence, not only siblings found absent), an independent one from the logs or captures
+  evidence, not a status line of the setup, not only siblings found absent), an
+  independent one from the logs or captures
   (other lines, not a copy of the same message: one message on several ranks is one fact;
   the reporter's words do not count here), and every other named cause of its shared
   messages known to be absent;
@@ -113,6 +114,7 @@ def facts_for(
             fact = _message_fact(case.id, q, r, family)
             if fact.strength == CONTEXT and q.where:
                 fact.strength = OWN  # the case's condition makes a status line a fact
+                fact.status = True
         elif isinstance(q, RegressionQuery):
             fact = LadderFact(query=name, strength=_regression_strength(q, r, results, case))
         elif q.kind == "said":
@@ -165,6 +167,7 @@ def _as_catalogued(
         # a status line narrowed by the case (`keeps` says the condition `where` cannot
         # express: a prefix, an entry of a list) is its own fact, as with `where`
         fact.strength = OWN if getattr(q, "keeps", None) else CONTEXT
+        fact.status = fact.strength == OWN
         return
     fact.strength = SHARED
     fact.siblings = sorted(siblings)
@@ -223,17 +226,6 @@ def _rivals(rivals: list[str], by_id: dict[str, Verdict]) -> str:
                 first = miss.commands[0].strip().splitlines()[0]
                 return f"{named}; `{first}` would tell {case_id} apart"
     return named
-
-
-def _signs(v: Verdict | None) -> bool:
-    """A rival with a sign of its own here: it fits by its clauses, or a fact that tells it
-    apart (a decisive message, its own evidence) holds. A rival whose only signs are the
-    shared messages themselves is not evidence against this case."""
-    if v is None:
-        return False
-    if m.Level(v.clause_level) in LEVELS:
-        return True
-    return any(f.strength in (DECISIVE, OWN) for f in v.facts)
 
 
 def _names(facts: list[LadderFact]) -> str:
@@ -302,14 +294,26 @@ def judge(verdicts: list[Verdict]) -> None:
                 for f in signature
                 if f.strength == SHARED
                 for c in f.siblings
-                if not _absent(by_id.get(c)) and _signs(by_id.get(c))
+                if c in by_id and not _absent(by_id[c])
             }
         )
-        if not any(_independent(d, o, lines) for d in positive for o in machine if o is not d):
+        # what shows the failure itself: a decisive message or the case's own evidence, not
+        # a status line of the setup (NCCL chose sockets, the port is RoCE): every job on
+        # that setup prints it, failing or not
+        showing = [f for f in positive if not f.status]
+        if not showing:
             _cap(
                 v,
                 m.Level.LIKELY,
-                f"likely, not confirmed: only {_names(positive)} shows it; nothing "
+                f"likely, not confirmed: {_names(positive)} describes the setup; nothing "
+                "printed shows the failure itself",
+                [],
+            )
+        elif not any(_independent(d, o, lines) for d in showing for o in machine if o is not d):
+            _cap(
+                v,
+                m.Level.LIKELY,
+                f"likely, not confirmed: only {_names(showing)} shows it; nothing "
                 "independent beside it",
                 [],
             )

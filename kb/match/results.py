@@ -56,6 +56,9 @@ class LadderFact(BaseModel):
     siblings: list[str] = Field(default_factory=list)  # other named causes of them
     roles: list[str] = Field(default_factory=list)  # the clauses it appears in
     said: bool = False  # read from the user's words only (a case's own pattern over notes)
+    # a status line (what a program reports of its setup) that the case's `where` made a
+    # fact: it tells the case apart, but it does not show the failure itself
+    status: bool = False
 
 
 class Verdict(BaseModel):

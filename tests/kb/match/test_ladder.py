@@ -120,9 +120,26 @@ def test_own_fact_independent_fact_and_no_rival_standing_is_confirmed() -> None:
     v = _verdict("case", "confirmed", [OWN, SHARED], {"script": [3], "watchdog": [1]})
     judge([v, _absent("rival")])
     assert v.level == "confirmed" and v.stopped == ""
-    # the same with a rival that has no sign but the shared message: still confirmed
+
+
+def test_a_rival_not_known_absent_keeps_confirmed_at_likely_even_without_a_sign() -> None:
+    """Confirmed needs the other causes of its shared messages known to be false: a rival
+    whose proof was not handed over (unknown) is still standing, sign or no sign."""
     w = _verdict("case", "confirmed", [OWN, SHARED], {"script": [3], "watchdog": [1]})
     judge([w, _unknown("rival", [SHARED])])
+    assert w.level == "likely" and "nothing rules out rival" in w.stopped
+
+
+def test_a_status_line_tells_the_case_apart_but_does_not_confirm_it() -> None:
+    """A status line the case's `where` made a fact (NCCL chose sockets, the port is RoCE)
+    carries likely; confirmed needs something printed that shows the failure itself."""
+    status = LadderFact(query="setup", strength="own", status=True, roles=["require"])
+    v = _verdict("case", "confirmed", [status, SHARED], {"setup": [3], "watchdog": [1]})
+    judge([v, _absent("rival")])
+    assert v.level == "likely" and "describes the setup" in v.stopped
+    # beside a fact of the case's own it corroborates
+    w = _verdict("case", "confirmed", [OWN, status], {"script": [3], "setup": [5]})
+    judge([w])
     assert w.level == "confirmed"
 
 
