@@ -529,6 +529,7 @@ def _worker(conn: object, limit: float, memory_cap: int) -> None:
         warm.mkdir()
         (warm / "rank0.log").write_bytes(b"".join(state["lines"][:50]))  # type: ignore[index]
         check_evidence(state["kb"], warm)  # type: ignore[arg-type]
+        conn.send("ready")  # type: ignore[attr-defined]
         while True:
             task = conn.recv()  # type: ignore[attr-defined]
             if task is None:
@@ -589,6 +590,9 @@ class Tally:
             self.failures.append(outcome)
 
 
+WARM_UP_WALL = 900  # seconds a fresh worker may take to load the knowledge base
+
+
 def long_run(args: argparse.Namespace, log: Callable[[str], None]) -> int:
     """Every input in a worker process, each bounded in CPU time, memory measured per worker."""
     import multiprocessing
@@ -618,6 +622,17 @@ def long_run(args: argparse.Namespace, log: Callable[[str], None]) -> int:
             self.proc = ctx.Process(target=_worker, args=(child, args.timeout, cap), daemon=True)
             self.proc.start()
             child.close()
+            # The wall clock of an input starts once the worker has warmed up: on a loaded
+            # machine a fresh worker's set-up alone can pass --wall-timeout, and the input it
+            # was given (a retried hang, too, since a retry gets a fresh worker) was counted as
+            # blocked with 0 s of CPU.
+            try:
+                ready = self.conn.poll(WARM_UP_WALL) and self.conn.recv() == "ready"
+            except (EOFError, OSError):
+                ready = False
+            if not ready:
+                self.end()
+                raise SystemExit(f"a fuzz worker did not warm up within {WARM_UP_WALL} s")
             self.task: tuple[str, int] | None = None
             self.since = 0.0
             self.done = 0
