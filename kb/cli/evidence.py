@@ -38,6 +38,15 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from dsl.catalogue.load import held_fingerprint
+
+    # the reader asks the catalogue, for each small file it weighs, whether a line is a
+    # message it knows: its files are walked once per run, not once per file (1.5 ms each)
+    with held_fingerprint():
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
     from kb.evidence import progressbar
     from kb.evidence.facts import dump_json
     from kb.evidence.reader import read_evidence

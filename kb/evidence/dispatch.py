@@ -56,12 +56,39 @@ def scan_lines(
 ) -> ScanStats:
     """Scans `body` once for `scanned`; matched lines go to `sources` and into `found`."""
     door = _Door(ctx, found, compiled, scanned, sources)
-    stats = scan_stream(
-        body, scanned, door.on_line, muted=door.muted, tally=door.tally,
-        before_block=door.before_block,
-    )  # fmt: skip
-    door.finish()
+    try:
+        stats = scan_stream(
+            body, scanned, door.on_line, muted=door.muted, tally=door.tally,
+            before_block=door.before_block,
+        )  # fmt: skip
+        door.finish()
+    finally:
+        door.close()
     return stats
+
+
+def _case_indexes(
+    compiled: Compiled, scanned: PatternSet
+) -> tuple[dict[str, list[int]], dict[int, str]]:
+    """Case key -> its indexes in `scanned`, and index -> key: the same for every file read
+    with this pair, so built once and shared (read only) by every file's door."""
+    found = compiled.door_indexes.get(scanned)
+    if found is None:
+        indexes: dict[str, list[int]] = {}
+        for pid, (owner, key) in compiled.owners.items():
+            if owner == CASE and pid in scanned.index_of:
+                indexes.setdefault(key, []).append(scanned.index_of[pid])
+        key_of = {i: key for key, idxs in indexes.items() for i in idxs}
+        found = compiled.door_indexes[scanned] = (indexes, key_of)
+    return found
+
+
+def _no_limit(_index: int) -> None:
+    """A closed door's tally calls nothing."""
+
+
+def _closed(_no: int, _raw: bytes, _ids: list[int]) -> None:
+    """A closed door's line handler: the file's scan is over."""
 
 
 class _Failures:
@@ -108,11 +135,7 @@ class _Door:
         self.muted: set[int] = set()
         self.bulk: set[int] = set()  # muted for the block being scanned only (bulk.py)
         self.enough = compiled.enough
-        self.case_indexes: dict[str, list[int]] = {}
-        for pid, (owner, key) in compiled.owners.items():
-            if owner == CASE and pid in scanned.index_of:
-                self.case_indexes.setdefault(key, []).append(scanned.index_of[pid])
-        self.key_of = {i: key for key, idxs in self.case_indexes.items() for i in idxs}
+        self.case_indexes, self.key_of = _case_indexes(compiled, scanned)
         self.tails: dict[str, deque[tuple[int, bytes]]] = {}
         self.progress: deque[tuple[int, bytes]] = deque(maxlen=PROGRESS_TAIL)
         self.fail = _Failures(ctx, found)
@@ -164,6 +187,13 @@ class _Door:
         if self.single_rank(self.ctx.file_rank):
             self.muted.add(i)
             self.found.saturated.add(self.key_of[i])
+
+    def close(self) -> None:
+        """Breaks the door's reference cycles (its line handler's closures and the tally's
+        limit callback point back at it): a folder of thousands of small files otherwise
+        kept every file's door until a full garbage collection, 150 KB each."""
+        self.tally.on_limit = _no_limit
+        self.on_line = _closed
 
     def finish(self) -> None:
         """The scanner's counts and tails join the case hits; the last progress line of each

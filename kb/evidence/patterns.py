@@ -12,7 +12,7 @@ RE2 set, compiled in milliseconds and only when a notes file is read.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import NamedTuple
 
@@ -55,6 +55,10 @@ class Compiled:
     enough: dict[str, int]  # case key -> count after which a single-rank file may stop counting
     notes_entries: tuple[tuple[int, str, bool], ...] = ()  # the notes-only case patterns
     _notes_set: PatternSet | None = None
+    # per scanned set: case key -> its indexes, index -> key (kb.evidence.dispatch)
+    door_indexes: dict[PatternSet, tuple[dict[str, list[int]], dict[int, str]]] = field(
+        default_factory=dict
+    )
 
     @property
     def progress_id(self) -> int | None:
