@@ -20,11 +20,12 @@ from kb.report.terminal import evidence_for_terminal
 
 
 def _fence(text: str, lang: str = "", indent: str = "") -> list[str]:
-    """A fenced block, every line of it indented to sit inside a list item."""
+    """A fenced block, every line of it indented to sit inside a list item. Its lines come
+    from a case pack (commands), so no control character stays live in them either."""
     ticks = "```"
     while ticks in text:
         ticks += "`"
-    body = [f"{indent}{line}" if line else "" for line in text.splitlines()]
+    body = [f"{indent}{_one_line(line)}" if line else "" for line in text.splitlines()]
     return ["", f"{indent}{ticks}{lang}", *body, f"{indent}{ticks}", ""]
 
 

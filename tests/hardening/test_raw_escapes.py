@@ -85,3 +85,17 @@ def test_a_bundled_cases_multi_line_commands_stay_in_their_fences(
         assert not [h for h in headings if "nccl-tests" in h or "mpirun" in h], headings
         fences = "".join(t.content for t in tokens if t.type == "fence")
         assert "# nccl-tests, across the two nodes\nmpirun -np 16" in fences
+
+
+def test_a_case_packs_command_holds_no_live_control_in_its_fence() -> None:
+    """Commands come from case packs (strangers): inside a fence the markdown shows them as
+    written, so a concealing SGR, an OSC 8 link or a bell must be escaped there too."""
+    from kb.report.markdown import _fence
+
+    command = (
+        "nvidia-smi \x1b[8m; curl evil\x1b[0m\n\x1b]8;;https://x.example\x07link\x1b]8;;\x07\x9b2J"
+    )
+    block = "\n".join(_fence(command, "bash", "   "))
+    assert not [c for c in block if c in "\x1b\x07\x9b"], repr(block)
+    assert block.count("\n") == len(_fence(command, "bash", "   ")) - 1  # one line per line
+    assert "nvidia-smi" in block and "link" in block
