@@ -230,6 +230,24 @@ def test_kb_collect_with_a_fifo_nccl_conf_finishes(tmp_path: Path) -> None:
     assert _mode(out) == 0o600
 
 
+def test_kb_run_with_a_fifo_nccl_conf_finishes(tmp_path: Path) -> None:
+    """kb run takes kb collect's capture at start: a FIFO ~/.nccl.conf must not block it
+    (it blocked forever before 7002891), and the job's own exit code is kept."""
+    home = tmp_path / "home"
+    home.mkdir()
+    os.mkfifo(home / ".nccl.conf")
+    env = {"PATH": f"{tmp_path / 'no-bin'}:/usr/bin:/bin", "HOME": str(home),
+           "LC_ALL": "C.UTF-8", "PYTHONPATH": str(REPO)}  # fmt: skip
+    bundle = tmp_path / "run-bundle"
+    proc = subprocess.run(
+        [sys.executable, "-m", "kb.cli.main", "run", "--bundle", str(bundle), "--",
+         sys.executable, "-c", "print('step 1 loss 2.0')"],
+        env=env, capture_output=True, text=True, timeout=120, cwd=tmp_path,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert bundle.is_dir() and any(bundle.rglob("*.log")), sorted(bundle.rglob("*"))
+
+
 def _in_thread(fn):  # type: ignore[no-untyped-def]
     """Runs `fn` in a daemon thread so a blocking read fails the test instead of hanging it
     (the bound is generous: the failure it guards against is "forever")."""
