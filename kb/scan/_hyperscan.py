@@ -80,6 +80,10 @@ def _compile(
 # database without the muted patterns is rebuilt once this many matches per expression have
 # been dropped. One already on disk (an earlier run built it) is loaded at once.
 REBUILD_AFTER_MATCHES_PER_EXPR = 1000
+# The first few muted sets of a database are built at once, as a console's (the same few
+# progress patterns, block after block) pay for theirs many times over; only the sets past
+# them, one per file of a many-rank folder, wait for their dropped matches.
+EAGER_SETS = 4
 NOT_YET: object = object()  # `_db_without`: keep scanning with the full database
 
 
@@ -110,7 +114,8 @@ class HyperscanBackend:
         if key in self._without:
             return self._without[key]
         keep = [i for i in range(self.n) if i not in key]
-        if self._dropped < self.n * REBUILD_AFTER_MATCHES_PER_EXPR:
+        eager = len(self._without) < EAGER_SETS
+        if not eager and self._dropped < self.n * REBUILD_AFTER_MATCHES_PER_EXPR:
             if key in self._not_on_disk:
                 return NOT_YET
             path = _cache_path(

@@ -20,8 +20,24 @@ EXPECTED = [(41, [1])]  # the muted step lines are never reported
 
 @pytest.fixture(autouse=True)
 def _own_disk_cache(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """No database of an earlier run (or test) on disk, unless the test writes it."""
+    """No database of an earlier run (or test) on disk, unless the test writes it; no set
+    built at once, except in the test of those."""
+    from kb.scan import _hyperscan
+
     monkeypatch.setenv("KB_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(_hyperscan, "EAGER_SETS", 0)
+
+
+def test_the_first_sets_are_built_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    from kb.scan import _hyperscan
+
+    monkeypatch.setattr(_hyperscan, "EAGER_SETS", 1)
+    ps = PatternSet(PATTERNS, engine="hyperscan")
+    compiles = _counting_compiles(monkeypatch)
+    assert scan_log(LOG, ps, muted={0}) == EXPECTED
+    assert len(compiles) == 1  # the first set: at once
+    assert scan_log(LOG, ps, muted={1}) == [(i + 1, [0]) for i in range(40)]
+    assert len(compiles) == 1  # the second waits for its dropped matches
 
 
 def _counting_compiles(monkeypatch: pytest.MonkeyPatch) -> list[int]:
