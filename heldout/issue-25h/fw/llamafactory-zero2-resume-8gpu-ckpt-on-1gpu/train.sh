@@ -1,0 +1,15 @@
+deepspeed --master_port 60000 --num_gpus=1 src/train_bash_zyx.py \
+    --deepspeed src/deepspeedZero2WarmupFor14B4Expansion.json \
+    --stage pt \
+    --model_name_or_path /home/2tdisk/working/AI/outputmodel/Qwen1.5_14B_4Expansion \
+    --resume_from_checkpoint /home/2tdisk/working/AI/outputmodel/Qwen1.5_14B_Expansion-hyf-pt-smallsample/checkpoint-250 \
+    --finetuning_type freeze \
+    --name_module_trainable all \
+    --num_layer_trainable 4 \
+    --use_llama_pro \
+    --do_train \
+    --tokenized_path /home/2tdisk/working/AI/dataset/datacacheless \
+    --template qwen \
+    --output_dir /home/2tdisk/working/AI/outputmodel/Qwen1.5_14B_4Expansion-hyf-pt-lesssample \
+    --overwrite_output_dir \
+    --per_device_train_batch_size 4 \
