@@ -4,7 +4,9 @@
 
 Rows: the case set of this checkout and, with --baseline REV, the case set of an older
 commit (its `cases/` extracted with `git archive`, run with `--no-bundled --cases`), so a
-growing knowledge base is measured against the one it grew from with the same code. Each
+growing knowledge base is measured against the one it grew from with the same code. With
+--pack N, a synthetic pack of N cases: the bundled cases and renamed copies of them (the
+same patterns again under new ids, with the whole catalogue), the growth issue 27 plans for. Each
 set is run cold (an empty compile cache: every case parsed, checked and compiled, scan
 databases built) and warm (cache filled). Every run is a fresh process; peak RSS and CPU
 time (user + system) are the child's (ru_maxrss and ru_utime + ru_stime of the waited
@@ -76,10 +78,31 @@ def case_count(folder: Path) -> int:
     return len(list(folder.glob("*/case.kb")))
 
 
+def synthetic_pack(count: int, into: Path) -> Path:
+    """`count` cases: every bundled case, then renamed copies of them in turn (`<id>-copyK`,
+    fixtures included, so each copy passes the same checks as its original)."""
+    bundled = sorted(p.parent for p in (ROOT / "cases").glob("*/case.kb"))
+    into.mkdir(parents=True)
+    for folder in bundled[:count]:
+        shutil.copytree(folder, into / folder.name)
+    for k in range(max(0, count - len(bundled))):
+        folder = bundled[k % len(bundled)]
+        new_id = f"{folder.name}-copy{k // len(bundled) + 1}"
+        shutil.copytree(folder, into / new_id)
+        case = into / new_id / "case.kb"
+        text = case.read_text(encoding="utf-8")
+        head = f"case {folder.name} {{"
+        if head not in text:
+            raise SystemExit(f"{case}: no `{head}` line to rename")
+        case.write_text(text.replace(head, f"case {new_id} {{", 1), encoding="utf-8")
+    return into
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--baseline", help="a git revision whose cases/ is the baseline row")
+    ap.add_argument("--pack", type=int, help="also a synthetic pack of this many cases")
     args = ap.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="kb-bench-diag-") as tmp:
         work = Path(tmp)
@@ -99,6 +122,14 @@ def main(argv: list[str] | None = None) -> int:
                     f"{args.baseline} ({case_count(base / 'cases')} cases)",
                     ["--no-bundled", "--cases", str(base / "cases")],
                 ),
+            )
+        if args.pack:
+            pack = synthetic_pack(args.pack, work / "pack")
+            sets.append(
+                (
+                    f"synthetic pack ({case_count(pack)} cases)",
+                    ["--no-bundled", "--cases", str(pack)],
+                )
             )
         print(
             f"# kb diagnose --evidence {EXAMPLE.relative_to(ROOT)}, {args.runs} runs each; "
