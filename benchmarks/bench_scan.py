@@ -114,8 +114,6 @@ def one_scan_only(folder: Path, npat: int, workers: int, with_sources: bool) -> 
     """Child-process body: hyperscan over every file with the case patterns alone, or with the
     reader's own source patterns added (the database `read_evidence` scans with)."""
     global _PATTERNS
-    from parallel import map_files
-
     from kb.evidence.filereader import LogPattern, compile_patterns
     from kb.scan.engine import PatternSet
 
@@ -126,13 +124,21 @@ def one_scan_only(folder: Path, npat: int, workers: int, with_sources: bool) -> 
         _PATTERNS = compile_patterns(logs, progress=False).log_set
     else:
         _PATTERNS = PatternSet(pats, engine="hyperscan")
+    return _bare_scan(folder, workers, t0, lines=None)
+
+
+def _bare_scan(folder: Path, workers: int, t0: float, lines: int | None) -> dict[str, Any]:
+    """Compiles `_PATTERNS` (if not yet; the compile counted from `t0`), then scans every
+    file of `folder` with it in `workers` processes: the row of a bare scan."""
+    from parallel import map_files
+
     _PATTERNS.backend  # noqa: B018 (compiled here, not in the timed part)
     compile_s = time.perf_counter() - t0
     t0 = time.perf_counter()
     res = map_files(_scan_only, _files(folder), workers)
     return {
         "bytes": sum(r[0] for r in res),
-        "lines": None,
+        "lines": lines,
         "matched": None,
         "seconds": time.perf_counter() - t0,
         "compile_s": compile_s,
@@ -148,8 +154,6 @@ def one_scan_kb(folder: Path, workers: int) -> dict[str, Any]:
     import argparse as _argparse
 
     global _PATTERNS
-    from parallel import map_files
-
     from kb.cli.common import load_kb
     from kb.evidence.filereader import LogPattern, compile_patterns
 
@@ -160,18 +164,7 @@ def one_scan_kb(folder: Path, workers: int) -> dict[str, Any]:
     )
     t0 = time.perf_counter()
     _PATTERNS = compile_patterns(pats, progress=False).log_set
-    _PATTERNS.backend  # noqa: B018 (compiled here, not in the timed part)
-    compile_s = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    res = map_files(_scan_only, _files(folder), workers)
-    return {
-        "bytes": sum(r[0] for r in res),
-        "lines": len(_PATTERNS),
-        "matched": None,
-        "seconds": time.perf_counter() - t0,
-        "compile_s": compile_s,
-        "peak_mb": _peak_mb(max(r[3] for r in res)),
-    }
+    return _bare_scan(folder, workers, t0, lines=len(_PATTERNS))
 
 
 def one_rg(folder: Path, npat: int, workers: int, tmp: Path) -> dict[str, Any]:

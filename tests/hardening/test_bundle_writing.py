@@ -213,12 +213,17 @@ def test_a_device_in_place_of_a_captured_file_is_skipped() -> None:
     assert result.text is None and "not a regular file" in result.output.note
 
 
-def test_kb_collect_with_a_fifo_nccl_conf_finishes(tmp_path: Path) -> None:
+def _home_with_a_fifo_nccl_conf(tmp_path: Path) -> dict[str, str]:
+    """The environment of a kb process whose home holds a FIFO where ~/.nccl.conf goes."""
     home = tmp_path / "home"
     home.mkdir()
     os.mkfifo(home / ".nccl.conf")
-    env = {"PATH": f"{tmp_path / 'no-bin'}:/usr/bin:/bin", "HOME": str(home),
-           "LC_ALL": "C.UTF-8", "PYTHONPATH": str(REPO)}  # fmt: skip
+    return {"PATH": f"{tmp_path / 'no-bin'}:/usr/bin:/bin", "HOME": str(home),
+            "LC_ALL": "C.UTF-8", "PYTHONPATH": str(REPO)}  # fmt: skip
+
+
+def test_kb_collect_with_a_fifo_nccl_conf_finishes(tmp_path: Path) -> None:
+    env = _home_with_a_fifo_nccl_conf(tmp_path)
     out = tmp_path / "b.tar.gz"
     proc = subprocess.run(
         [sys.executable, "-m", "kb.cli.main", "collect", "-o", str(out), "--timeout", "10",
@@ -233,11 +238,7 @@ def test_kb_collect_with_a_fifo_nccl_conf_finishes(tmp_path: Path) -> None:
 def test_kb_run_with_a_fifo_nccl_conf_finishes(tmp_path: Path) -> None:
     """kb run takes kb collect's capture at start: a FIFO ~/.nccl.conf must not block it
     (it blocked forever before 7002891), and the job's own exit code is kept."""
-    home = tmp_path / "home"
-    home.mkdir()
-    os.mkfifo(home / ".nccl.conf")
-    env = {"PATH": f"{tmp_path / 'no-bin'}:/usr/bin:/bin", "HOME": str(home),
-           "LC_ALL": "C.UTF-8", "PYTHONPATH": str(REPO)}  # fmt: skip
+    env = _home_with_a_fifo_nccl_conf(tmp_path)
     bundle = tmp_path / "run-bundle"
     proc = subprocess.run(
         [sys.executable, "-m", "kb.cli.main", "run", "--bundle", str(bundle), "--",
