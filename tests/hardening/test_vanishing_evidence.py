@@ -54,27 +54,20 @@ def _walk_then(
     monkeypatch.setattr(reader, "walk", walk_and_remove)
 
 
+@pytest.mark.parametrize("removed_after_walk", [False, True], ids=["before-walk", "after-walk"])
 @pytest.mark.parametrize("command", COMMANDS)
-def test_a_folder_removed_after_the_existence_check_is_said(
+def test_a_folder_removed_before_or_after_the_walk_is_said(
     command: list[str],
+    removed_after_walk: bool,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
+    """Removed after the existence check but before the walk, or once the walk listed its
+    files: each is said as unreadable, never a traceback."""
     folder = _evidence(tmp_path)
-    _walk_then(monkeypatch, lambda: _remove(folder), lambda: None)
-    assert "No such file or directory" in _run(command, folder, capsys)
-
-
-@pytest.mark.parametrize("command", COMMANDS)
-def test_files_removed_after_the_walk_listed_them_are_said(
-    command: list[str],
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
-    capsys: pytest.CaptureFixture[str],
-) -> None:
-    folder = _evidence(tmp_path)
-    _walk_then(monkeypatch, lambda: None, lambda: _remove(folder))
+    remove, keep = (lambda: _remove(folder)), (lambda: None)
+    _walk_then(monkeypatch, *((keep, remove) if removed_after_walk else (remove, keep)))
     assert "No such file or directory" in _run(command, folder, capsys)
 
 
