@@ -14,10 +14,12 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from dsl.catalogue import model as cm
-from dsl.catalogue.lower import CatalogueLowerer
 from dsl.diagnostics import Diagnostic
+
+if TYPE_CHECKING:  # imported where used: a warm `kb diagnose` only asks for the fingerprint
+    from dsl.catalogue import model as cm
 
 DEFAULT_CATALOGUE = Path(__file__).resolve().parent.parent.parent / "catalogue"
 # Bounds for a stranger's catalogue pack: files, and bytes per file (as for a case file).
@@ -91,6 +93,8 @@ def default_roots(with_env: bool = True) -> list[Path]:
 def load_catalogue(roots: Iterable[Path] | None = None, *, with_env: bool = True) -> CatalogueLoad:
     """The catalogue under `roots` (default: the bundled `catalogue/` plus KB_CATALOGUE)."""
     files = catalogue_files(list(roots) if roots is not None else default_roots(with_env))
+    from dsl.catalogue import model as cm
+    from dsl.catalogue.lower import CatalogueLowerer
     from dsl.parser import CaseSyntaxError, parse_declarations  # Lark only when parsing
 
     out = CatalogueLoad(catalogue=cm.Catalogue(fingerprint=fingerprint(files)), files=files)

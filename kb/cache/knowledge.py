@@ -9,11 +9,17 @@ edit to the language or the runtime rebuilds it). It sits beside the per-case co
 cache (`dsl.compiler.cache_dir()`), is written whole (temporary file renamed over it), and
 is read only when its header carries the same key and a hash of the body: a truncated,
 corrupt or foreign file is ignored and rebuilt, never unpickled.
+
+Source positions (`dsl.span.Span`, half the snapshot's objects) are stored as one shared
+empty `Span`: nothing that loads the snapshot (`kb diagnose`, `kb test`, `kb eval`, ...)
+reads them, only `kb check`, the lint rules and the site, which parse the cases themselves;
+unpickling them was a third of a warm load.
 """
 
 from __future__ import annotations
 
 import hashlib
+import io
 import os
 import pickle
 from collections.abc import Sequence
@@ -25,7 +31,7 @@ from kb.cache.files import prune, write_whole
 if TYPE_CHECKING:
     from dsl.compiler import KnowledgeBase
 
-MAGIC = b"kb-knowledge-snapshot/1\n"
+MAGIC = b"kb-knowledge-snapshot/2\n"  # 2: source positions left out
 KEEP = 8  # snapshots kept (~2 MB each; one per case-folder set and version); the oldest go
 PREFIX = "knowledge-"
 
@@ -100,6 +106,41 @@ def load(key: str) -> KnowledgeBase | None:
     return found if isinstance(found, KnowledgeBase) else None
 
 
+def _empty_span() -> Any:
+    """The one `Span` every source position of a loaded snapshot is (frozen: safe to share)."""
+    global _EMPTY_SPAN
+    if _EMPTY_SPAN is None:
+        from dsl.span import Span
+
+        _EMPTY_SPAN = Span()
+    return _EMPTY_SPAN
+
+
+_EMPTY_SPAN: Any = None
+
+
+class _PositionlessPickler(pickle.Pickler):
+    """Pickles every `Span` as a call of `_empty_span`: a few bytes, no object of its own."""
+
+    def __init__(self, out: io.BytesIO) -> None:
+        from dsl.span import Span
+
+        super().__init__(out, protocol=pickle.HIGHEST_PROTOCOL)
+        self._span = Span
+
+    def reducer_override(self, obj: Any) -> Any:
+        if type(obj) is self._span:
+            return (_empty_span, ())
+        return NotImplemented
+
+
+def dumps(kb: KnowledgeBase) -> bytes:
+    """The snapshot's body: `kb` pickled without its source positions."""
+    out = io.BytesIO()
+    _PositionlessPickler(out).dump(kb)
+    return out.getvalue()
+
+
 def store(key: str, kb: KnowledgeBase) -> None:
     """Write the snapshot whole, or not at all (a read-only cache only costs speed)."""
     target = _path(key)
@@ -108,7 +149,7 @@ def store(key: str, kb: KnowledgeBase) -> None:
     shown = {d.path for d in kb.diagnostics}
     slim = kb.model_copy(update={"sources": {k: v for k, v in kb.sources.items() if k in shown}})
     try:
-        body = pickle.dumps(slim, protocol=pickle.HIGHEST_PROTOCOL)
+        body = dumps(slim)
     except Exception:
         return  # something in it does not pickle: no snapshot, the ordinary path still works
     data = MAGIC + key.encode() + b"\n" + hashlib.sha256(body).hexdigest().encode() + b"\n" + body
