@@ -3,14 +3,22 @@
 Why this shape: an RE2::Set tells in one linear pass which patterns occur in a chunk; only those
 patterns are then searched (finditer, also linear) to find the matching lines, so rarely-hitting
 patterns cost one shared pass. Slower than hyperscan but still never backtracks.
+
+RE2 programs cannot be kept on disk, and the set costs more to build than a small text (the
+user's notes) costs to match. Given each pattern's factor (`kb.scan.literals`), a small text
+is searched only with the patterns whose factor it holds, each with its own program, and the
+set is built on the first large text.
 """
 
 from __future__ import annotations
 
 import re2
 
+from kb.scan import literals
+
 FLAG_MULTILINE = 1 << 0
 FLAG_CASELESS = 1 << 1
+SMALL = 64 << 10  # bytes: a text this short is searched pattern by pattern (given factors)
 
 
 def options(caseless: bool = False) -> re2.Options:
@@ -39,17 +47,31 @@ def compile_error(expr: bytes, flags: int) -> str | None:
 class Re2Backend:
     """Same contract as HyperscanBackend: codes `end_offset * n + pattern_index`."""
 
-    def __init__(self, exprs: list[bytes], flags: list[int]) -> None:
+    def __init__(
+        self,
+        exprs: list[bytes],
+        flags: list[int],
+        factors: list[literals.Requirement | None] | None = None,
+    ) -> None:
+        """Without `factors` the set is compiled now (a pattern RE2 refuses raises here);
+        with them (the patterns passed before), on the first text longer than SMALL."""
         self.n = len(exprs)
         self._exprs, self._flags = exprs, flags
+        if factors is not None and len(factors) != self.n:
+            raise ValueError(f"{len(factors)} factors for {self.n} patterns")
+        self._factors = factors
         # Each pattern's own program is built the first time the Set says it occurs: a warm
         # `kb diagnose` otherwise compiles ~150 notes patterns of which a few ever hit.
         self._regexes: list[re2._Regexp | None] = [None] * self.n
+        self._set: re2.Set | None = None if factors is not None else self._build_set()
+
+    def _build_set(self) -> re2.Set:
         # A Set takes one Options for all; case-insensitivity goes inline instead.
-        self._set = re2.Set.SearchSet(options())
-        for e, f in zip(exprs, flags, strict=True):  # a pattern RE2 refuses raises here
-            self._set.Add((b"(?i)" if f & FLAG_CASELESS else b"") + _prefixed(e, f))
-        self._set.Compile()
+        found = re2.Set.SearchSet(options())
+        for e, f in zip(self._exprs, self._flags, strict=True):  # RE2 refusing one raises
+            found.Add((b"(?i)" if f & FLAG_CASELESS else b"") + _prefixed(e, f))
+        found.Compile()
+        return found
 
     def _regex(self, idx: int) -> re2._Regexp:
         found = self._regexes[idx]
@@ -61,13 +83,25 @@ class Re2Backend:
         return found
 
     def _present(self, data: bytes) -> list[int]:
+        if self._set is None:
+            self._set = self._build_set()
         return self._set.Match(data) or []
+
+    def _candidates(self, text: bytes) -> list[int]:
+        """The patterns that may occur in `text`: the set's answer, or for a small text every
+        pattern whose factor it holds (one that holds none cannot match; the rest are
+        searched, and a pattern with no match adds nothing, as if the set had left it out)."""
+        factors = self._factors
+        if factors is None or len(text) > SMALL:
+            return self._present(text)
+        folded = literals.fold(text)
+        return [i for i, runs in enumerate(factors) if literals.may_occur(runs, folded)]
 
     def scan_block(self, data: memoryview, muted: set[int] | None = None) -> list[int]:
         text = bytes(data)
         out: list[int] = []
         n = self.n
-        for idx in self._present(text):
+        for idx in self._candidates(text):
             if muted and idx in muted:
                 continue
             out.extend(m.end() * n + idx for m in self._regex(idx).finditer(text))

@@ -4,7 +4,9 @@ Checking a pattern (no backtracking construct, no buffer anchor, no empty match)
 rewriting it for the engine (`$` before CRLF, `.*$` after a trailing repetition) is pure
 Python, about 15 ms per 100 patterns, and a warm `kb diagnose` builds the same sets on every
 call. The record is keyed by the patterns, the engine and the source of the modules that
-decide the answer (so an edit to the syntax rules re-checks everything); it is plain JSON,
+decide the answer (so an edit to the syntax rules re-checks everything); for an RE2 set it
+also holds each pattern's factor (`kb.scan.literals`: the runs one of which every match holds,
+read from a parse that costs more than the rest together); it is plain JSON,
 written whole (temporary file renamed over it), and a record that is unreadable, foreign or
 of the wrong shape is ignored: the set is then checked again, never trusted.
 """
@@ -20,8 +22,9 @@ from pathlib import Path
 from typing import Any
 
 from kb.cache.files import prune, write_whole
+from kb.scan.literals import well_formed
 
-RECORD_VERSION = 2  # 2: each pattern's engine alternatives
+RECORD_VERSION = 3  # 2: each pattern's engine alternatives; 3: factors (RE2 sets)
 KEEP = 128  # records kept on disk (each a few KB); the least recently used go
 SUFFIX = ".prep.json"
 
@@ -31,7 +34,7 @@ def code_version() -> str:
     """Hash of the modules whose rules a record stores the outcome of."""
     here = Path(__file__).resolve().parent
     h = hashlib.sha256(str(RECORD_VERSION).encode())
-    for name in ("syntax.py", "regexes.py", "engine.py", "prepared.py"):
+    for name in ("syntax.py", "regexes.py", "engine.py", "prepared.py", "literals.py", "_re2.py"):
         try:
             h.update((here / name).read_bytes())
         except OSError:
@@ -59,9 +62,15 @@ def _path(key: str) -> Path | None:
     return folder / f"{key}{SUFFIX}" if folder is not None else None
 
 
-def load(key: str, count: int) -> tuple[list[str], list[int], list[list[str]]] | None:
+Factors = list[Any]  # per pattern, a `kb.scan.literals.Requirement` or None
+
+
+def load(
+    key: str, count: int
+) -> tuple[list[str], list[int], list[list[str]], Factors | None] | None:
     """(engine expressions, indexes to re-check on the line, each pattern's alternatives as
-    engine expressions) for `count` patterns, or None when there is no usable record."""
+    engine expressions, each expression's factor or None when none was stored) for `count`
+    patterns, or None when there is no usable record."""
     path = _path(key)
     if path is None:
         return None
@@ -84,16 +93,30 @@ def load(key: str, count: int) -> tuple[list[str], list[int], list[list[str]]] |
         return None
     if not all(isinstance(i, int) and not isinstance(i, bool) and 0 <= i < count for i in verify):
         return None
+    factors = doc.get("factors")
+    if factors is not None and not (
+        isinstance(factors, list)
+        and len(factors) == count
+        and all(f is None or well_formed(f) for f in factors)
+    ):
+        return None
     with contextlib.suppress(OSError):
         os.utime(path)  # "recently used" for pruning
-    return exprs, verify, alts
+    return exprs, verify, alts, factors
 
 
-def store(key: str, exprs: list[str], verify: list[int], alts: list[list[str]]) -> None:
+def store(
+    key: str,
+    exprs: list[str],
+    verify: list[int],
+    alts: list[list[str]],
+    factors: Factors | None = None,
+) -> None:
     """Write the record whole, or not at all: a read-only cache only costs speed."""
     path = _path(key)
     if path is None:
         return
-    data = json.dumps({"key": key, "exprs": exprs, "verify": verify, "alts": alts}).encode()
+    record = {"key": key, "exprs": exprs, "verify": verify, "alts": alts, "factors": factors}
+    data = json.dumps(record).encode()
     if write_whole(path, data):
         prune(path.parent, f"*{SUFFIX}", KEEP)

@@ -121,6 +121,24 @@ def test_match_never_spans_newline(engine: str) -> None:
     assert hits == [(3, b"foo bar", [1, 2])]
 
 
+@pytest.mark.skipif("hyperscan" not in ENGINES, reason="no hyperscan wheel here")
+def test_hyperscan_rechecks_a_line_with_its_own_database(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A hit found across a newline is re-checked by scanning the line alone with the same
+    database: no RE2 program is compiled for it (60 of them were a tenth of a warm diagnose)."""
+    from kb.scan import engine as scan_engine
+
+    patterns = PatternSet([(1, r"foo\sbar", False), (2, "o[^x]b", False)], engine="hyperscan")
+
+    def refuse(*_: object) -> None:
+        raise AssertionError("an RE2 program was compiled to re-check a line")
+
+    monkeypatch.setattr(scan_engine, "line_regex", refuse)
+    out: list[Hit] = []
+    data = io.BytesIO(b"foo\nbar\nfoo bar\nfoo\nxbar\n")
+    scan_stream(data, patterns, lambda n, line, ids: out.append((n, line, ids)))
+    assert out == [(3, b"foo bar", [1, 2])]
+
+
 def test_ignore_case_and_id_sets(engine: str) -> None:
     pats = [(10, "nccl warn", True), (3, "NCCL WARN", False), (7, "timeout", True)]
     data = b"NCCL WARN Timeout\nnccl warn\nnothing\nTIMEOUT\n"
