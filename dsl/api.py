@@ -15,7 +15,6 @@ from dsl import model as m
 from dsl.catalogue import load as catalogue_load
 from dsl.catalogue import registry as catalogue_registry
 from dsl.diagnostics import Diagnostic, has_errors
-from dsl.lower import lower
 from dsl.validate import validate_cases
 
 catalogue_registry.install(catalogue_load.load_default, catalogue_load.default_fingerprint)
@@ -115,6 +114,7 @@ def parse_case_file(path: Path) -> tuple[m.Case | None, list[Diagnostic], str | 
             [Diagnostic(path=shown, message=f"cannot read: {err.strerror}", code="io")],
             None,
         )
+    from dsl.lower import lower  # the syntax tree only when a file is parsed
     from dsl.parser import CaseSyntaxError, parse_text  # Lark only when a file is parsed
 
     try:

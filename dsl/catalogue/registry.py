@@ -8,8 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
-from dsl.catalogue import model as cm
+if TYPE_CHECKING:  # imported where a catalogue is made: its fingerprint needs no model
+    from dsl.catalogue import model as cm
 
 _current: cm.Catalogue | None = None
 # Installed by `dsl.api` (which reads files): the registry itself imports no loader, so the
@@ -27,6 +29,8 @@ def current() -> cm.Catalogue:
     """The installed catalogue, or the bundled one (plus KB_CATALOGUE), loaded on first use."""
     global _current
     if _current is None:
+        from dsl.catalogue import model as cm
+
         _current = _load_default() if _load_default is not None else cm.Catalogue()
     return _current
 

@@ -12,15 +12,17 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pydantic import Field as ModelField
 
-from dsl import syntax as s
 from dsl.diagnostics import Diagnostic
 from dsl.fields import Field
 from dsl.span import Node, Span
 from dsl.values import CodeBlock, Regex, Text
+
+if TYPE_CHECKING:  # annotations only: a warm `kb diagnose` needs no syntax tree
+    from dsl import syntax as s
 
 
 class Scope(str, Enum):
@@ -95,7 +97,7 @@ class Lowering(Protocol):
     def error(self, span: Span, message: str, code: str, help: str | None = None) -> None: ...
 
 
-LowerFn = Callable[[s.EvidenceNode, dict[str, Any], dict[str, Any], Lowering], "Query | None"]
+LowerFn = Callable[["s.EvidenceNode", dict[str, Any], dict[str, Any], Lowering], "Query | None"]
 
 
 def no_problems(q: Any) -> Iterator[Diagnostic]:

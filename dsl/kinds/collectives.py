@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from dsl import syntax as s
 from dsl.fields import INT, REGEX, WORD, Field
 from dsl.kinds.base import Code, Lowering, Phrase, Query, QueryKind, regex_phrase
 from dsl.values import Regex
+
+if TYPE_CHECKING:  # annotations only: a warm `kb diagnose` needs no syntax tree
+    from dsl import syntax as s
 
 # what each check compares, in words (the site's sentence and the CLI's)
 CHECKS: dict[str, str] = {

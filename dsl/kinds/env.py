@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from dsl import syntax as s
 from dsl.diagnostics import Diagnostic
 from dsl.fields import REGEX, TEXT, WORD, Field
 from dsl.kinds.base import Code, Lowering, Phrase, Query, QueryKind, regex_phrase
 from dsl.values import Regex
+
+if TYPE_CHECKING:  # annotations only: a warm `kb diagnose` needs no syntax tree
+    from dsl import syntax as s
 
 
 class EnvQuery(Query):

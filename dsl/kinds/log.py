@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field as ModelField
 
 from dsl import runtime
-from dsl import syntax as s
 from dsl.diagnostics import Diagnostic, did_you_mean
 from dsl.fields import INT, REGEX, SCOPES, STRINGS, TEXT, WORD, WORDS, Field
 from dsl.kinds.base import (
@@ -23,6 +22,9 @@ from dsl.kinds.base import (
     regex_phrase,
 )
 from dsl.values import Regex
+
+if TYPE_CHECKING:  # annotations only: a warm `kb diagnose` needs no syntax tree
+    from dsl import syntax as s
 
 
 class LogQuery(Query):

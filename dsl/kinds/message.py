@@ -15,11 +15,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field as ModelField
 
-from dsl import syntax as s
 from dsl.catalogue import registry
 from dsl.catalogue.template import TemplateError, with_values
 from dsl.diagnostics import Diagnostic, did_you_mean
@@ -28,6 +27,9 @@ from dsl.kinds import log
 from dsl.kinds.base import Code, Lowering, Phrase, QueryKind, Scope
 from dsl.span import Node
 from dsl.values import Regex
+
+if TYPE_CHECKING:  # annotations only: a warm `kb diagnose` needs no syntax tree
+    from dsl import syntax as s
 
 _CONDITION = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.+?)\s*$")
 

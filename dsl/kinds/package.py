@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from dsl import syntax as s
 from dsl.fields import TEXT, Field
 from dsl.kinds.base import Code, Lowering, Phrase, Query, QueryKind
+
+if TYPE_CHECKING:  # annotations only: a warm `kb diagnose` needs no syntax tree
+    from dsl import syntax as s
 
 
 class PackageQuery(Query):
@@ -46,6 +48,8 @@ def lower(
     requirement = v["requires"]
     reason = requirement_problem(requirement)
     if reason is not None:
+        from dsl import syntax as s  # only for a requirement that is wrong
+
         span = next(
             (
                 i.value.span

@@ -9,15 +9,17 @@ query, so a compiled case carries them and a new regression recompiles the cases
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel
 from pydantic import Field as ModelField
 
-from dsl import syntax as s
 from dsl.catalogue import registry
 from dsl.fields import WORDS, Field
 from dsl.kinds.base import Code, Lowering, Phrase, Query, QueryKind
+
+if TYPE_CHECKING:  # annotations only: a warm `kb diagnose` needs no syntax tree
+    from dsl import syntax as s
 
 
 class KnownRegression(BaseModel):

@@ -8,17 +8,19 @@ a case names ideas. Only the user's notes are read (their prose, never tool outp
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field as ModelField
 
-from dsl import syntax as s
 from dsl.catalogue import registry
 from dsl.diagnostics import did_you_mean
 from dsl.fields import INT, WORDS, Field
 from dsl.kinds import log
 from dsl.kinds.base import Code, Lowering, Phrase, QueryKind, Scope
 from dsl.values import Regex
+
+if TYPE_CHECKING:  # annotations only: a warm `kb diagnose` needs no syntax tree
+    from dsl import syntax as s
 
 NOTES = ["notes"]
 

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from dsl import syntax as s
 from dsl.fields import INT, REGEX, SCOPES, WORD, Field
 from dsl.kinds.base import (
     Lowering,
@@ -17,6 +16,9 @@ from dsl.kinds.base import (
     regex_phrase,
 )
 from dsl.values import Regex
+
+if TYPE_CHECKING:  # annotations only: a warm `kb diagnose` needs no syntax tree
+    from dsl import syntax as s
 
 
 class StackQuery(Query):

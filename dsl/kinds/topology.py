@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from dsl import syntax as s
 from dsl.fields import WORD, WORDS, Field
 from dsl.kinds.base import Lowering, Phrase, Query, QueryKind, joined
+
+if TYPE_CHECKING:  # annotations only: a warm `kb diagnose` needs no syntax tree
+    from dsl import syntax as s
 
 
 class TopologyQuery(Query):
