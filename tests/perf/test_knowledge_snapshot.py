@@ -148,3 +148,15 @@ def test_the_snapshot_holds_no_source_position(pack: Path) -> None:
     spans = _spans(warm)
     assert spans and all(span == Span() for span in spans)
     assert len({id(span) for span in spans}) == 1
+
+
+def test_the_loaded_knowledge_is_left_out_of_collections(
+    pack: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Once per process the cyclic collector stops walking what load_kb leaves alive."""
+    frozen: list[int] = []
+    monkeypatch.setattr(common, "_frozen", False)
+    monkeypatch.setattr(common.gc, "freeze", lambda: frozen.append(1))
+    common.load_kb(_args(pack))
+    common.load_kb(_args(pack))
+    assert frozen == [1]
