@@ -154,6 +154,11 @@ class HyperscanBackend:
             db.scan(data, match_event_handler=on_match)  # type: ignore[attr-defined]
         return out
 
+    def alone(self, line: bytes, indexes: set[int]) -> set[int]:
+        """Which of `indexes` match inside `line` alone: one scan of it with the database."""
+        n = self.n
+        return indexes & {code % n for code in self.scan_block(memoryview(line))}
+
     def line_stream(self, limit: int) -> HyperscanLine:
         """Matcher for one line fed in pieces (the line is longer than a chunk)."""
         del limit  # the stream sees the whole line, whatever its length

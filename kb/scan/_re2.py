@@ -107,6 +107,11 @@ class Re2Backend:
             out.extend(m.end() * n + idx for m in self._regex(idx).finditer(text))
         return out
 
+    def alone(self, line: bytes, indexes: set[int]) -> set[int]:
+        """Which of `indexes` match inside `line` alone, each searched with its program (the
+        one the scan that found the hit compiled)."""
+        return {idx for idx in indexes if self._regex(idx).search(line) is not None}
+
     def line_stream(self, limit: int) -> Re2Line:
         return Re2Line(self, limit)
 

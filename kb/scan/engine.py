@@ -6,8 +6,9 @@ Guarantees of `scan_stream` (both engines unless noted):
   part of the line, and `$` matches before `\\r\\n` as before `\\n`. Line numbers are 1-based.
 * A pattern matches a line iff it matches somewhere inside that line: hits that the chunked scan
   finds across a newline are re-checked on the line alone (only for patterns that can consume a
-  newline, e.g. `\\s` or `[^x]`: hyperscan scans the line alone with the same database, the
-  RE2 fallback searches it with the pattern's program), so a match never spans two lines.
+  newline, e.g. `\\s` or `[^x]`, by the engine's own program: hyperscan scans the line alone
+  with the same database, RE2 searches it with the program the scan used), so a match never
+  spans two lines.
 * Memory is bounded by about 2 x chunk_size + max_line_bytes per scan, whatever the file or line
   length. `on_line` receives at most the first `max_line_bytes` bytes of a line, but the pattern
   ids are decided on the whole line: a line longer than `chunk_size` is fed to hyperscan in
@@ -46,6 +47,7 @@ class _Backend(Protocol):
 
     def scan_block(self, data: memoryview, muted: set[int] | None = None) -> list[int]: ...
     def line_stream(self, limit: int) -> Any: ...
+    def alone(self, line: bytes, indexes: set[int]) -> set[int]: ...
 
 
 @dataclass
@@ -94,9 +96,8 @@ class PatternSet:
             exprs, verify, alts, factors = record
         self.ids: list[int] = [p[0] for p in self.patterns]
         self.index_of: dict[int, int] = {pid: i for i, pid in enumerate(self.ids)}
-        # Patterns whose hits must be re-checked on the line alone (see module docstring);
-        # each RE2 program is built on its first use.
-        self.verify: dict[int, Any] = {idx: _LineCheck(*self.patterns[idx][1:]) for idx in verify}
+        # Patterns whose hits must be re-checked on the line alone (see module docstring)
+        self.verify: set[int] = set(verify)
         # a first build compiles the whole RE2 set at once, which checks every pattern; a
         # set rebuilt from its record (it passed) may leave that to the first large text
         known = factors if record is not None else None
@@ -176,7 +177,7 @@ class PatternSet:
         view.patterns, view.engine = self.patterns[start:], self.engine
         view.ids = [p[0] for p in view.patterns]
         view.index_of = {pid: i for i, pid in enumerate(view.ids)}
-        view.verify = {i - start: check for i, check in self.verify.items() if i >= start}
+        view.verify = {i - start for i in self.verify if i >= start}
         view.backend = subset.Tail(self.backend, start)
         view._tail_of = (self, start)
         return view
@@ -188,18 +189,6 @@ class PatternSet:
         if self._tail_of is not None:
             return (_restore_tail, self._tail_of)
         return (_restore, (self.patterns, self.engine))
-
-
-class _LineCheck:
-    """One pattern's RE2 program over a line, compiled when first searched with."""
-
-    __slots__ = ("ignore_case", "regex")
-
-    def __init__(self, regex: str, ignore_case: bool) -> None:
-        self.regex, self.ignore_case = regex, ignore_case
-
-    def search(self, line: bytes) -> Any:
-        return line_regex(self.regex, self.ignore_case).search(line)
 
 
 _RESTORED: dict[tuple[Any, ...], PatternSet] = {}
@@ -298,11 +287,10 @@ class _Emitter:
     ) -> None:
         self.muted = muted if muted is not None else set()
         self.ids, self.verify = patterns.ids, patterns.verify
-        # a hyperscan database answers the re-check of every pattern of a line at once by
-        # scanning the line alone: no RE2 program to compile per pattern (0.6 ms each, 60 of
-        # them in a warm `kb diagnose` of a small folder); RE2's set is dearer than its one
-        # program, so an RE2 backend keeps the per-pattern programs
-        self.rescan = patterns.backend if patterns.engine == "hyperscan" else None
+        # the re-check asks the engine that found the hit: no RE2 program of the query's own
+        # regex to compile per pattern (0.6 ms each, 60 of them in a warm `kb diagnose` of a
+        # small folder)
+        self.backend = patterns.backend
         self.identity = self.ids == list(range(len(self.ids)))
         self.on_line, self.max = on_line, max_line_bytes
         self.tally = tally
@@ -311,17 +299,9 @@ class _Emitter:
     def line(self, mv: memoryview, start: int, end: int, line_no: int, hits: set[int]) -> None:
         if end > start and mv[end - 1] == 13:
             end -= 1
-        check = hits & self.verify.keys() if self.verify else None
-        if check:
-            whole = mv[start:end].tobytes()
-            if self.rescan is not None:
-                n = self.rescan.n
-                alone = {code % n for code in self.rescan.scan_block(memoryview(whole))}
-                hits.difference_update(check - alone)
-            else:
-                for idx in check:
-                    if self.verify[idx].search(whole) is None:
-                        hits.discard(idx)
+        check = hits & self.verify if self.verify else None
+        if check and self.backend is not None:
+            hits.difference_update(check - self.backend.alone(mv[start:end].tobytes(), check))
             if not hits:
                 return
         self.matched += 1

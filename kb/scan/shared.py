@@ -63,9 +63,11 @@ class Shared:
     def __init__(self, inner: Any, members: list[list[int]], n: int) -> None:
         self.inner, self.members, self.n = inner, members, n
         self.unique_of = [0] * n
+        self.entries_of: list[list[int]] = [[] for _ in range(n)]  # a pattern's entries
         for u, group in enumerate(members):
             for i in group:
                 self.unique_of[i] = u
+                self.entries_of[i].append(u)
 
     def _muted(self, muted: set[int] | None) -> set[int] | None:
         """Distinct indexes all of whose patterns are muted (others still need their hits;
@@ -87,6 +89,12 @@ class Shared:
             base = end * n
             out.extend(base + i for i in members[u])
         return out
+
+    def alone(self, line: bytes, indexes: set[int]) -> set[int]:
+        """Which of `indexes` match inside `line` alone (a pattern iff one of its entries)."""
+        entries_of = self.entries_of
+        found = self.inner.alone(line, {u for i in indexes for u in entries_of[i]})
+        return {i for i in indexes if any(u in found for u in entries_of[i])}
 
     def line_stream(self, limit: int) -> _SharedLine:
         return _SharedLine(self.inner.line_stream(limit), self.members)

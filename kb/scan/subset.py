@@ -33,6 +33,10 @@ class Tail:
                 out.append(end * n + idx - start)
         return out
 
+    def alone(self, line: bytes, indexes: set[int]) -> set[int]:
+        start = self.start
+        return {i - start for i in self.inner.alone(line, {i + start for i in indexes})}
+
     def line_stream(self, limit: int) -> _TailLine:
         return _TailLine(self.inner.line_stream(limit), self.start)
 
