@@ -1,0 +1,12 @@
+deepspeed src/train_bash.py \
+--model_name_or_path /var/mntpkg/code-llama/CodeLlama-34b-hf/CodeLlama-34b-hf \
+--stage pt \
+--dataset "codellama" \
+--finetuning_type  full \
+--overwrite_cache  true \
+--flash_attn \
+--preprocessing_num_workers 64 \
+--template alpaca \
+--output_dir  codellama34B_base_pt_full-1013_V1 \
+--bf16  true  \
+--do_train  true  \
