@@ -23,16 +23,16 @@ b'ared\\n'
 from __future__ import annotations
 
 import io
-import re
 
 from kb.evidence.bounded import ByteStream
+from kb.evidence.lazy_pattern import lazy
 
 ESC = b"\x1b"
 # CSI (colours, cursor moves), OSC ended by BEL or ST (titles, hyperlinks), and the short
 # two- or three-byte escapes (`ESC ( B`, `ESC 7`); an ESC that starts none of them goes alone
-_SEQUENCE = re.compile(rb"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b\n]*(?:\x07|\x1b\\)|[ -/]*[0-~])?")
+_SEQUENCE = lazy(rb"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b\n]*(?:\x07|\x1b\\)|[ -/]*[0-~])?")
 # the start of one of those sequences, cut by the end of a read: kept for the next read
-_UNFINISHED = re.compile(rb"\x1b(?:\[[0-?]*[ -/]*|\][^\x07\x1b\n]*\x1b?|[ -/]*)")
+_UNFINISHED = lazy(rb"\x1b(?:\[[0-?]*[ -/]*|\][^\x07\x1b\n]*\x1b?|[ -/]*)")
 _HOLD_MAX = 4096  # longer than any sequence a terminal program prints (OSC 8 hyperlinks)
 
 

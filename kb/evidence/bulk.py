@@ -12,13 +12,14 @@ lower bound for those ranks only, as the single-rank mute leaves it; a rank with
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping
+
+from kb.evidence.lazy_pattern import lazy
 
 # every line of the block opens with `[rankN]:`; with no other `[rank` (any case) in the block,
 # no line has a second rank prefix, so the rank `ranks.strip_prefixes` gives it is N
-_FIRST = re.compile(rb"\[rank(\d{1,9})\]:")
-_NEXT = re.compile(rb"\n\[rank(\d{1,9})\]:")  # led by a literal: tried at newlines only
+_FIRST = lazy(rb"\[rank(\d{1,9})\]:")
+_NEXT = lazy(rb"\n\[rank(\d{1,9})\]:")  # led by a literal: tried at newlines only
 
 
 def block_ranks(buf: bytes | bytearray, end: int) -> set[int] | None:

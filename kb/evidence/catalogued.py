@@ -11,7 +11,7 @@ prefix a program writes (a host, a rank, a time, a severity), not words of a sen
 
 from __future__ import annotations
 
-import re
+from kb.evidence.lazy_pattern import lazy
 
 MAX_LINE = 2000  # the index reads as much of a line
 MIN_LINE = 12
@@ -22,7 +22,7 @@ _MAX_HANDOVER_WORDS = 4
 # each wrapper of an error chain adds `context: ` before the message it wraps; a sentence
 # quoting a message has one colon
 _MIN_CHAIN_LINKS = 3
-_PROSE_WORD = re.compile(r"(?<!\S)[a-z]{2,}[,;:]?(?!\S)")
+_PROSE_WORD = lazy(r"(?<!\S)[a-z]{2,}[,;:]?(?!\S)")
 
 
 def is_catalogued_message(line: str) -> bool:

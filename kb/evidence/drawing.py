@@ -26,19 +26,19 @@ True
 
 from __future__ import annotations
 
-import re
+from kb.evidence.lazy_pattern import lazy
 
 # U+2500-U+257F box drawing and U+2580-U+259F block elements, as UTF-8 bytes
 BOX = rb"\xe2(?:[\x94\x95][\x80-\xbf]|\x96[\x80-\x9f])"
-_RULE = re.compile(rb"[ \t]*(?:[-=_~*#+|:]|" + BOX + rb"|[ \t])*")
-_RUN = re.compile(rb"[-=_~*#]{3}|" + BOX)
+_RULE = lazy(rb"[ \t]*(?:[-=_~*#+|:]|" + BOX + rb"|[ \t])*")
+_RUN = lazy(rb"[-=_~*#]{3}|" + BOX)
 _EDGE = rb"(?:\||\+|" + BOX + rb")"
-_ROW = re.compile(rb"[ \t]*" + _EDGE + rb".*" + _EDGE)
-_BANNER = re.compile(rb"[ \t]*([-=_~*#])\1{2,}.*\S.*\1{3}")
+_ROW = lazy(rb"[ \t]*" + _EDGE + rb".*" + _EDGE)
+_BANNER = lazy(rb"[ \t]*([-=_~*#])\1{2,}.*\S.*\1{3}")
 _OPENS = frozenset(b"-=_~*#+|:\xe2")  # what a drawn line (stripped) can start with
 _CLOSES = frozenset(b"-=_~*#")  # and a border behind a prefix ends with
 _BLANK = frozenset(b" \t\r\n\x0b\x0c")
-_BORDER_AFTER_PREFIX = re.compile(rb".*\s([-=_~*#])\1{9,}")  # `[…] [WARNING] ***********`
+_BORDER_AFTER_PREFIX = lazy(rb".*\s([-=_~*#])\1{9,}")  # `[…] [WARNING] ***********`
 
 
 def is_drawn(line: bytes) -> bool:

@@ -19,6 +19,7 @@ from typing import Any
 
 from kb.evidence.bounded import BoundedReader, ByteStream, InflateBudget
 from kb.evidence.facts import SkippedFile
+from kb.evidence.lazy_pattern import lazy
 from kb.evidence.limits import Limits
 
 STDIN = "-"
@@ -123,7 +124,7 @@ def decompressor_for(head: bytes) -> Callable[..., ByteStream] | None:
     return None
 
 
-_UNSHOWABLE = re.compile(r"[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
+_UNSHOWABLE = lazy(r"[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
 
 
 def shown_name(name: str) -> str:

@@ -19,35 +19,36 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from kb.evidence.lazy_pattern import lazy
 from kb.evidence.sources.notes import mostly_prose
 
 MAX_QUOTE_DEPTH = 4  # `> > > >`: deeper quoting is read as prose
 
-_FENCE_OPEN = re.compile(r"^( {0,3}|\s*)(`{3,}|~{3,})\s*([^`\s]*)")
-_QUOTE = re.compile(r"^ {0,3}> ?")
-_LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d{1,9}[.)])\s")
-_INDENTED = re.compile(r"^(?: {4}|\t)")
-_DETAILS_OPEN = re.compile(r"<details\b[^>]*>", re.I)
-_DETAILS_CLOSE = re.compile(r"</details\s*>", re.I)
-_SUMMARY = re.compile(r"<summary\b[^>]*>(.*?)</summary\s*>", re.I)
-_TAG = re.compile(r"</?[A-Za-z][\w-]*(?:\s[^<>]*)?/?>")
+_FENCE_OPEN = lazy(r"^( {0,3}|\s*)(`{3,}|~{3,})\s*([^`\s]*)")
+_QUOTE = lazy(r"^ {0,3}> ?")
+_LIST_ITEM = lazy(r"^\s*(?:[-*+]|\d{1,9}[.)])\s")
+_INDENTED = lazy(r"^(?: {4}|\t)")
+_DETAILS_OPEN = lazy(r"<details\b[^>]*>", re.I)
+_DETAILS_CLOSE = lazy(r"</details\s*>", re.I)
+_SUMMARY = lazy(r"<summary\b[^>]*>(.*?)</summary\s*>", re.I)
+_TAG = lazy(r"</?[A-Za-z][\w-]*(?:\s[^<>]*)?/?>")
 _COMMENT_OPEN, _COMMENT_CLOSE = "<!--", "-->"
-_IMAGE = re.compile(r"!\[[^\]]*\]\(\s*<?([^)\s>]+)|<img\b[^>]*\bsrc=[\"']?([^\"'\s>]+)", re.I)
-_LINK = re.compile(r"(?<!!)\[[^\]]*\]\(\s*<?([^)\s>]+)|(?<![(<\"'=])\bhttps?://[^\s)>\]]+")
-_FILE_NAME = re.compile(
+_IMAGE = lazy(r"!\[[^\]]*\]\(\s*<?([^)\s>]+)|<img\b[^>]*\bsrc=[\"']?([^\"'\s>]+)", re.I)
+_LINK = lazy(r"(?<!!)\[[^\]]*\]\(\s*<?([^)\s>]+)|(?<![(<\"'=])\bhttps?://[^\s)>\]]+")
+_FILE_NAME = lazy(
     r"[\w.-]*[A-Za-z][\w-]*\.(?:log|txt|out|err|stdout|stderr|py|sh|ya?ml|json|cfg|conf|ini|toml)\b",
     re.I,
 )
 # a tool whose output a reporter pastes under its name: the name its output is saved as
 _TOOLS = (
-    (re.compile(r"\baccelerate[ -]env\b", re.I), "accelerate-env.txt"),
-    (re.compile(r"\bcollect_env\b|\bcollect-env\b", re.I), "collect-env.txt"),
-    (re.compile(r"\bpip[ -]list\b", re.I), "pip-list.txt"),
-    (re.compile(r"\bpip[ -]freeze\b", re.I), "pip-freeze.txt"),
-    (re.compile(r"\bconda[ -]list\b", re.I), "conda-list.txt"),
-    (re.compile(r"\bnvidia-smi[ -]topo\b|\btopo -m\b", re.I), "nvidia-topo.txt"),
-    (re.compile(r"\bnvidia-smi\b", re.I), "nvidia-smi.txt"),
-    (re.compile(r"\bnpu-smi\b", re.I), "npu-smi.txt"),
+    (lazy(r"\baccelerate[ -]env\b", re.I), "accelerate-env.txt"),
+    (lazy(r"\bcollect_env\b|\bcollect-env\b", re.I), "collect-env.txt"),
+    (lazy(r"\bpip[ -]list\b", re.I), "pip-list.txt"),
+    (lazy(r"\bpip[ -]freeze\b", re.I), "pip-freeze.txt"),
+    (lazy(r"\bconda[ -]list\b", re.I), "conda-list.txt"),
+    (lazy(r"\bnvidia-smi[ -]topo\b|\btopo -m\b", re.I), "nvidia-topo.txt"),
+    (lazy(r"\bnvidia-smi\b", re.I), "nvidia-smi.txt"),
+    (lazy(r"\bnpu-smi\b", re.I), "npu-smi.txt"),
 )
 MAX_LABEL = 80  # a longer line above a block is a sentence, not the block's name
 

@@ -20,6 +20,7 @@ from kb.evidence.facts import SkippedFile
 from kb.evidence.github_issue import Issue, load_issue
 from kb.evidence.inputs import InputFile, is_archive
 from kb.evidence.issue_body import Block, SplitBody, looks_like_markdown, split_body
+from kb.evidence.lazy_pattern import lazy
 from kb.evidence.limits import Limits
 from kb.evidence.registry import classify
 from kb.evidence.sources.notes import looks_like_python
@@ -28,7 +29,7 @@ MAX_PARTS = 64  # blocks read as files of their own; the rest are read together 
 MAX_BODY = 4 << 20  # a larger file is no issue body (GitHub's limit is 65,536 characters)
 _MARKDOWN_NAMES = (".md", ".markdown")
 _PYTHON = ("py", "python", "python3")
-_TRACEBACK = re.compile(r"^\s*(?:\[[\w]+\]:\s*)?Traceback \(most recent call last\)", re.M)
+_TRACEBACK = lazy(r"^\s*(?:\[[\w]+\]:\s*)?Traceback \(most recent call last\)", re.M)
 _NEVER_FOR_BLOCKS = ("notes", "flight-recorder")  # pasted output is never the user's words
 
 

@@ -18,16 +18,15 @@ True
 
 from __future__ import annotations
 
-import re
-
 from kb.evidence.drawing import BOX
+from kb.evidence.lazy_pattern import lazy
 
 # the start of a line of its own: a launcher/rank/NCCL prefix, a timestamp, a traceback line,
 # glog severity, indentation, a table or comment mark, a c10 frame, a dict, a program's
 # `name: error:`, a Python warning's `/path.py:93: `, an Ascend error code, libstdc++'s
 # terminate line, a shell prompt, `srun --label`'s `3: `, a
 # sentence (`Capital word word`) or a `Key words: value` printout
-_STARTS = re.compile(
+_STARTS = lazy(
     rb"^(\s|\[|#|\||\+|-|=|>|\$|\{|\d{4}-\d\d-\d\d|\d\d:\d\d:\d\d|\d\d/\d\d/\d{4} |\d\d-\d\d-\d\d "
     rb"|[A-Z]\d{4} |[\w.-]+:\d+:\d+ \[\d+\]|frame #\d+|terminate called|[A-Z]{2}\d{4}:"
     rb"|Traceback|File \"|During handling|The above exception|[A-Za-z_.]*(Error|Exception|Warning)\b"
@@ -38,9 +37,9 @@ _STARTS = re.compile(
 )
 # a tqdm bar ends with its rate (`5.91it/s]`, `44.65s/it, loss=0.9]`); a line padded with
 # spaces to the width, or one starting `#` (nccl-tests' rows, comments), was printed whole
-_COMPLETE = re.compile(rb"(?:it/s|s/it|B/s)(?:,[^\]]*)?\]\s*$| {8}$|^#")
-_DICT = re.compile(rb"^\{.*\}\s*$")
-_DIGITS = re.compile(rb"\d")
+_COMPLETE = lazy(rb"(?:it/s|s/it|B/s)(?:,[^\]]*)?\]\s*$| {8}$|^#")
+_DICT = lazy(rb"^\{.*\}\s*$")
+_DIGITS = lazy(rb"\d")
 
 
 def starts_own_line(line: bytes) -> bool:

@@ -13,6 +13,7 @@ from functools import lru_cache
 
 from kb.evidence.ansi import strip_ansi
 from kb.evidence.context import FileContext, Line
+from kb.evidence.lazy_pattern import lazy
 from kb.evidence.patterns import PROGRESS
 from kb.evidence.sources.base import LineSource
 from kb.evidence.sources.text_log import TextLogSource
@@ -24,7 +25,7 @@ TAIL_FIRST = 128 << 10  # tried first: enough when progress bars are most of the
 TAIL_FROM = 0  # files on disk larger than this read progress from their tail
 
 
-_NON_ASCII_WORD = re.compile(r"[^\W\x00-\x7f]")
+_NON_ASCII_WORD = lazy(r"[^\W\x00-\x7f]")
 _WORDS = ("step", "epoch", "iter")  # literals of the progress pattern's word alternatives
 
 

@@ -10,10 +10,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-_PROCESS_FILE = re.compile(r"(?:^|/)(?:plog|device)-(\d{1,9})_[^/]*$")
-_PATH_RANK = re.compile(r"(?:^|[^a-z])(?:rank|worker|device|proc)[-_.]?(\d{1,9})(?![\d])")
-_PATH_NODE = re.compile(r"^(?:node|host)[-_.]?(\d{1,9})$")
-_ATTEMPT = re.compile(r"^attempt_\d+$")
+from kb.evidence.lazy_pattern import lazy
+
+_PROCESS_FILE = lazy(r"(?:^|/)(?:plog|device)-(\d{1,9})_[^/]*$")
+_PATH_RANK = lazy(r"(?:^|[^a-z])(?:rank|worker|device|proc)[-_.]?(\d{1,9})(?![\d])")
+_PATH_NODE = lazy(r"^(?:node|host)[-_.]?(\d{1,9})$")
+_ATTEMPT = lazy(r"^attempt_\d+$")
 
 
 @dataclass(frozen=True)
@@ -71,11 +73,11 @@ def path_hints(display: str) -> PathHints:
 # `grep -H` (and `-n`, `-C`): `logs/rank3.log:1234:…`, `node1/worker-3.log: …`, `x.log-12-…`
 # one greedy run per path component, so a long line of word characters costs linear time
 # (a lazy-then-greedy pair here took 0.18 s on an 8 KB line and grew with its square)
-_GREP = re.compile(
+_GREP = lazy(
     r"^((?:[\w.-]+/)*([\w.-]+)\.(?:log|txt|out|err|stdout|stderr))"
     r"(?::\d{1,9}:|-\d{1,9}-|:)\s?"
 )
-_LETTER = re.compile(r"[A-Za-z]")
+_LETTER = lazy(r"[A-Za-z]")
 MAX_PREFIX = 4096  # a grep prefix is a path: longer lines are matched on their start
 GREP_HINTS = (".log", ".txt", ".out", ".err", ".std")  # one is in every grep prefix
 
@@ -94,8 +96,8 @@ def grep_prefix(text: str) -> tuple[str, str] | None:
     return m.group(1), text[m.end() :]
 
 
-_PREFIX = re.compile(r"^\[([A-Za-z_]+?)(\d{1,9})\]:\s?")
-_RAY = re.compile(r"^\((\w+) pid=(\d{1,9})(?:, ip=[^)]*)?\)\s")
+_PREFIX = lazy(r"^\[([A-Za-z_]+?)(\d{1,9})\]:\s?")
+_RAY = lazy(r"^\((\w+) pid=(\d{1,9})(?:, ip=[^)]*)?\)\s")
 
 
 @dataclass
@@ -137,12 +139,12 @@ def strip_prefixes(text: str) -> Stripped:
     return out
 
 
-_CONTENT_RANK = re.compile(
+_CONTENT_RANK = lazy(
     r"\[Rank (\d{1,9})\]|RankID:\s?(\d{1,9})|userRank\[(\d{1,9})\]|\brank\[(\d{1,9})\]|\[PG ID \d+ PG GUID \S+ Rank (\d{1,9})\]"
     r"|rankSize\[\d+\], rankId\[(\d{1,9})\]"  # HCCL's "groupRank information is …" of a failed task
 )
 _DEVICE_FIELDS = ("deviceLogicId", "deviceId", "localRank")
-_NUMBER_CLOSE = re.compile(r"(\d{1,9})\]")
+_NUMBER_CLOSE = lazy(r"(\d{1,9})\]")
 
 
 def content_rank(body: str) -> int | None:
@@ -198,8 +200,8 @@ def device_rank(body: str) -> int | None:
     return min(found)[1] if found else None
 
 
-_NCCL_PREFIX = re.compile(r"(?:^|\] )([\w.-]+):(\d{1,9}):(\d{1,9}) \[(\d{1,9})\] ")
-_NCCL_INIT = re.compile(r"comm 0x[0-9a-fA-F]+ rank (\d{1,9}) n[Rr]anks (\d{1,9})")
+_NCCL_PREFIX = lazy(r"(?:^|\] )([\w.-]+):(\d{1,9}):(\d{1,9}) \[(\d{1,9})\] ")
+_NCCL_INIT = lazy(r"comm 0x[0-9a-fA-F]+ rank (\d{1,9}) n[Rr]anks (\d{1,9})")
 
 
 def nccl_pid(body: str) -> int | None:
@@ -240,8 +242,8 @@ class PidRanks:
         return {pid: rv[0] for pid, rv in self._best.items()}
 
 
-_ISO = re.compile(r"(\d{4}-\d{2}-\d{2}[ T_-]\d{2}:\d{2}:\d{2}(?:[.,:]\d+)*)")
-_GLOG = re.compile(r"\[[EWIF](\d{3,4}) (\d{2}:\d{2}:\d{2}\.\d+)")
+_ISO = lazy(r"(\d{4}-\d{2}-\d{2}[ T_-]\d{2}:\d{2}:\d{2}(?:[.,:]\d+)*)")
+_GLOG = lazy(r"\[[EWIF](\d{3,4}) (\d{2}:\d{2}:\d{2}\.\d+)")
 
 
 def timestamp(body: str) -> str | None:

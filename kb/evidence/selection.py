@@ -8,8 +8,9 @@ gigabytes of NCCL logs).
 from __future__ import annotations
 
 import fnmatch
-import re
 from collections.abc import Sequence
+
+from kb.evidence.lazy_pattern import lazy
 
 # Kinds that hold a person's words or code, not tool output: a query reads them only when it
 # names them in `sources` (notes also feed quoted lines to every query, see kb.match.queries).
@@ -18,10 +19,8 @@ WORDS_ONLY = frozenset({"notes", "python-source"})
 
 # A quote in any style people use for pasted output: `backticks`, "double", “curly” and
 # 「CJK」 quotes. Single quotes are left out: they are apostrophes as often as quotes.
-_QUOTED = re.compile(
-    r'`([^`]+)`|"([^"]{4,})"|\u201c([^\u201d]{4,})\u201d|\u300c([^\u300d]{4,})\u300d'
-)
-_BLOCK_QUOTE = re.compile(r"^\s{0,3}>\s?(.+)$")
+_QUOTED = lazy(r'`([^`]+)`|"([^"]{4,})"|\u201c([^\u201d]{4,})\u201d|\u300c([^\u300d]{4,})\u300d')
+_BLOCK_QUOTE = lazy(r"^\s{0,3}>\s?(.+)$")
 
 
 def quoted_parts(text: str) -> list[str]:

@@ -39,19 +39,20 @@ from __future__ import annotations
 import re
 
 from kb.evidence.drawing import is_drawn
+from kb.evidence.lazy_pattern import lazy
 from kb.evidence.linestarts import ends_complete, same_shape, starts_own_line
 
 MAX_BYTES = 1 << 20  # larger files were not pasted by hand
 MIN_WIDTH = 60  # narrower "widths" are ordinary short lines
-_ENDS_IN_NUMBER = re.compile(rb"(\d|=)$")
-_GOES_ON_WITH_DIGITS = re.compile(rb"^\d+[,)\]]|^\d+$|^\d+ ")
+_ENDS_IN_NUMBER = lazy(rb"(\d|=)$")
+_GOES_ON_WITH_DIGITS = lazy(rb"^\d+[,)\]]|^\d+$|^\d+ ")
 # a version broken from its name: `… NCCL version` / `2.19.3+cuda12.3`, `torch==` / `2.1.0`,
 # `torch` / `==2.1.0` (the one place such a break is certain)
-_BEFORE_VERSION = re.compile(rb"(?:\bversion:?|^\s*[A-Za-z][\w.-]*==|^\s*[A-Za-z][\w.-]*)$", re.I)
-_VERSION_NEXT = re.compile(rb"^\d+\.\d+\.\d+[\w.+-]*(?:\s|$)")
-_PIN_NEXT = re.compile(rb"^==\d+(?:\.\w+)+[\w.+-]*\s*$")
-_PIN_VALUE = re.compile(rb"^\d+(?:\.\w+)+[\w.+-]*\s*$")
-_BARE_NAME = re.compile(rb"^\s*[A-Za-z][\w.-]*$")
+_BEFORE_VERSION = lazy(rb"(?:\bversion:?|^\s*[A-Za-z][\w.-]*==|^\s*[A-Za-z][\w.-]*)$", re.I)
+_VERSION_NEXT = lazy(rb"^\d+\.\d+\.\d+[\w.+-]*(?:\s|$)")
+_PIN_NEXT = lazy(rb"^==\d+(?:\.\w+)+[\w.+-]*\s*$")
+_PIN_VALUE = lazy(rb"^\d+(?:\.\w+)+[\w.+-]*\s*$")
+_BARE_NAME = lazy(rb"^\s*[A-Za-z][\w.-]*$")
 
 
 def unwrap(data: bytes) -> bytes:

@@ -13,6 +13,7 @@ from typing import Any
 
 from dsl.compiler import KnowledgeBase
 from kb.evidence.inputs import shown_name
+from kb.evidence.lazy_pattern import lazy
 from kb.match.diagnose import Diagnosis
 from kb.report.model import CLAUSE_WORDS, STATE_WORDS, Ask, Candidate, Fix, Report, build
 from kb.report.shown_path import shown_command
@@ -29,10 +30,10 @@ def _fence(text: str, lang: str = "", indent: str = "") -> list[str]:
     return ["", f"{indent}{ticks}{lang}", *body, f"{indent}{ticks}", ""]
 
 
-_MARKUP = re.compile(r"([\\`*_{}\[\]()#+!|~>-])")
+_MARKUP = lazy(r"([\\`*_{}\[\]()#+!|~>-])")
 # every character markdown may read as a line end (CR alone ends a line in CommonMark) or a
 # terminal as a control: one inline value must stay one line of inert text
-_BREAKS = re.compile(r"[\x00-\x1f\x7f\x85\u2028\u2029]")
+_BREAKS = lazy(r"[\x00-\x1f\x7f\x85\u2028\u2029]")
 
 
 def _one_line(text: str) -> str:

@@ -12,13 +12,13 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
+from kb.evidence.lazy_pattern import lazy
+
 CUDA, ASCEND = "cuda", "ascend"
 
 _WORDS = {
-    CUDA: re.compile(r"\b(NCCL|CUDA|nvidia-smi|nvcc|NVIDIA|cudnn)|\bnccl[-_.]", re.I),
-    ASCEND: re.compile(
-        r"\b(HCCL|ASCEND|CANN|npu-smi|torch_npu|torch-npu|plog|Ascend)|\bnpu\b", re.I
-    ),
+    CUDA: lazy(r"\b(NCCL|CUDA|nvidia-smi|nvcc|NVIDIA|cudnn)|\bnccl[-_.]", re.I),
+    ASCEND: lazy(r"\b(HCCL|ASCEND|CANN|npu-smi|torch_npu|torch-npu|plog|Ascend)|\bnpu\b", re.I),
 }
 _SOURCES = {
     "nccl": CUDA,

@@ -23,13 +23,15 @@ from __future__ import annotations
 
 import re
 
+from kb.evidence.lazy_pattern import lazy
+
 # bidi embeddings/overrides/isolates and marks, and the line/paragraph separators: never live
 BIDI = "\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069"
 _CONTROL = rf"[\x00-\x08\x0a-\x1f\x7f-\x9f{BIDI}]"
 # the colours text.Style writes: reset, bold, dim, red, green, yellow, cyan
 _OWN_SGR = r"\x1b\[(?:0|1|2|31|32|33|36)m"
-_UNSAFE = re.compile(rf"({_OWN_SGR})|\n|\t|{_CONTROL}")
-_EVIDENCE_UNSAFE = re.compile(_CONTROL)
+_UNSAFE = lazy(rf"({_OWN_SGR})|\n|\t|{_CONTROL}")
+_EVIDENCE_UNSAFE = lazy(_CONTROL)
 
 
 def _visible(char: str) -> str:

@@ -18,6 +18,7 @@ from typing import Any, TextIO
 from dsl.compiler import KnowledgeBase
 from kb.evidence.facts import EvidenceLine
 from kb.evidence.inputs import shown_name
+from kb.evidence.lazy_pattern import lazy
 from kb.match.diagnose import Diagnosis
 from kb.report.model import CLAUSE_WORDS, STATE_WORDS, Ask, Candidate, Fix, Report, build
 from kb.report.shown_path import shown_command
@@ -63,7 +64,7 @@ def use_colour(stream: TextIO) -> bool:
     return hasattr(stream, "isatty") and stream.isatty()
 
 
-_SGR_OR_CHAR = re.compile(r"\x1b\[[0-9;]*m|.", re.S)
+_SGR_OR_CHAR = lazy(r"\x1b\[[0-9;]*m|.", re.S)
 
 
 def _clip(text: str, width: int) -> str:

@@ -11,14 +11,15 @@ import re
 from collections.abc import Iterable
 
 from kb.evidence.facts import EvidenceLine
+from kb.evidence.lazy_pattern import lazy
 
-_TRIED = re.compile(
+_TRIED = lazy(
     r"\b(tried|already|did ?n[o']t help|does ?n[o']t help|no effect|without effect|changed nothing|"
     r"same thing|same error|still (fails|hangs|happens)|not help)",
     re.I,
 )
-_ASSIGN = re.compile(r"\b([A-Z][A-Z0-9]*_[A-Z0-9_]+)=([^\s#'\"]*)")
-_PATH = re.compile(r"(?<![\w/])(/etc/[\w./-]+|ulimit -l)")
+_ASSIGN = lazy(r"\b([A-Z][A-Z0-9]*_[A-Z0-9_]+)=([^\s#'\"]*)")
+_PATH = lazy(r"(?<![\w/])(/etc/[\w./-]+|ulimit -l)")
 
 
 def _sentences(notes: Iterable[EvidenceLine]) -> list[tuple[str, EvidenceLine]]:

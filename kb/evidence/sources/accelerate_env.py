@@ -17,11 +17,12 @@ from __future__ import annotations
 import re
 
 from kb.evidence.facts import Device
+from kb.evidence.lazy_pattern import lazy
 from kb.evidence.sources.base import WholeFileSource
 from kb.evidence.sources.packages import add_capture
 
-_ITEM = re.compile(r"^- (.+?): ?(.*)$")
-_CONFIG = re.compile(r"^\s+- ([\w.]+): ?(.*)$")
+_ITEM = lazy(r"^- (.+?): ?(.*)$")
+_CONFIG = lazy(r"^\s+- ([\w.]+): ?(.*)$")
 _NAMES = {"pytorch": "torch", "accelerate": "accelerate", "numpy": "numpy", "transformers": "transformers",
           "deepspeed": "deepspeed", "torch_npu": "torch-npu", "torch npu": "torch-npu"}  # fmt: skip
 

@@ -21,14 +21,15 @@ from __future__ import annotations
 import re
 
 from kb.evidence.facts import Device
+from kb.evidence.lazy_pattern import lazy
 from kb.evidence.sources.base import WholeFileSource
 from kb.evidence.sources.packages import add_capture
 
 _KEYS = ("PyTorch version:", "CUDA used to build PyTorch:", "Is CUDA available:", "Versions of relevant libraries:",
          "Nvidia driver version:", "GPU models and configuration:")  # fmt: skip
-_GPU = re.compile(r"^(?:GPU models and configuration:\s*)?GPU (\d+): (.+?)\s*$")
-_PIP = re.compile(r"^\[pip\d?\]\s+([A-Za-z0-9][\w.-]*)\s*==\s*(\S+)")
-_CONDA = re.compile(r"^\[conda\]\s+([A-Za-z0-9][\w.-]*)\s+(\d\S*)")
+_GPU = lazy(r"^(?:GPU models and configuration:\s*)?GPU (\d+): (.+?)\s*$")
+_PIP = lazy(r"^\[pip\d?\]\s+([A-Za-z0-9][\w.-]*)\s*==\s*(\S+)")
+_CONDA = lazy(r"^\[conda\]\s+([A-Za-z0-9][\w.-]*)\s+(\d\S*)")
 _UNKNOWN = ("Could not collect", "N/A", "None", "")
 
 

@@ -24,6 +24,7 @@ import shlex
 
 from kb.evidence.context import FileContext
 from kb.evidence.facts import EnvCapture
+from kb.evidence.lazy_pattern import lazy
 from kb.evidence.sources.base import WholeFileSource
 
 _ASSIGN = r"[A-Za-z_][A-Za-z0-9_]*=(?:\"[^\"]*\"|'[^']*'|\S*)"
@@ -32,17 +33,17 @@ _LAUNCHERS = (
     r"|accelerate\s+launch|srun|mpirun|mpiexec"
 )
 # an optional prompt, inline settings (`env` too), then the launcher
-LAUNCH = re.compile(
+LAUNCH = lazy(
     rf"^\s*(?:\$\s+)?(?:env\s+)?((?:{_ASSIGN}\s+)*)(?:env\s+)?((?:{_ASSIGN}\s+)*)(?:{_LAUNCHERS})(?:\s|$)"
 )
-EXPORT = re.compile(rf"^\s*(?:\$\s+)?export\s+({_ASSIGN}(?:\s+{_ASSIGN})*)\s*(?:;|$)")
+EXPORT = lazy(rf"^\s*(?:\$\s+)?export\s+({_ASSIGN}(?:\s+{_ASSIGN})*)\s*(?:;|$)")
 # what else a launch script holds: comments, a shebang, settings and the usual shell steps
-_SHELL = re.compile(
+_SHELL = lazy(
     rf"^\s*(?:#|{_ASSIGN}\s*$|(?:cd|source|\.|conda|module|set|echo|ulimit|mkdir|unset|ml)\b)"
 )
 
 
-_MPI_EXPORT = re.compile(rf"(?:^|\s)-x\s+({_ASSIGN})")
+_MPI_EXPORT = lazy(rf"(?:^|\s)-x\s+({_ASSIGN})")
 
 
 def _assignments(text: str) -> dict[str, str]:

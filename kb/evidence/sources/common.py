@@ -6,7 +6,9 @@ import re
 from collections.abc import Iterable
 from functools import lru_cache
 
-_OP_PREFIX = re.compile(r"^(?:hccl|nccl|c10d)_?")
+from kb.evidence.lazy_pattern import lazy
+
+_OP_PREFIX = lazy(r"^(?:hccl|nccl|c10d)_?")
 
 
 @lru_cache(maxsize=1024)  # a log names a handful of ops, millions of times

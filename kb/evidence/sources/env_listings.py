@@ -16,23 +16,23 @@ from __future__ import annotations
 
 import re
 
+from kb.evidence.lazy_pattern import lazy
+
 _NAME = r"[A-Za-z_][A-Za-z0-9_]*"
-_ITEM_NAME = re.compile(rf"^(\s*)-\s+name:\s*[\"']?({_NAME})[\"']?\s*$")
-_VALUE = re.compile(r"^\s*value:\s*(.*?)\s*$")
-_SECTION = re.compile(r"^(\s*)-?\s*(?:env|environment|envs|variables|envVars|env_vars):\s*$")
-_LIST_ASSIGN = re.compile(rf"^\s*-\s+[\"']?({_NAME})=(.*?)[\"']?\s*$")
-_MAP_ENTRY = re.compile(r"^\s*([A-Z][A-Z0-9_]*):\s*(.*?)\s*$")  # upper case: a variable, not a key
+_ITEM_NAME = lazy(rf"^(\s*)-\s+name:\s*[\"']?({_NAME})[\"']?\s*$")
+_VALUE = lazy(r"^\s*value:\s*(.*?)\s*$")
+_SECTION = lazy(r"^(\s*)-?\s*(?:env|environment|envs|variables|envVars|env_vars):\s*$")
+_LIST_ASSIGN = lazy(rf"^\s*-\s+[\"']?({_NAME})=(.*?)[\"']?\s*$")
+_MAP_ENTRY = lazy(r"^\s*([A-Z][A-Z0-9_]*):\s*(.*?)\s*$")  # upper case: a variable, not a key
 # `"NCCL_DEBUG=INFO"` (docker inspect), `"NCCL_IB_HCA": "mlx5_0"` (an object of variables),
 # `"name": "NCCL_X", "value": "1"` (a job spec as JSON)
-_JSON_ASSIGN = re.compile(rf"\"({_NAME})=([^\"\n]*)\"")
-_JSON_KEY = re.compile(
-    r"\"([A-Z][A-Z0-9]*_[A-Z0-9_]+)\"\s*:\s*(?:\"([^\"\n]*)\"|(-?\d+(?:\.\d+)?))"
-)
-_JSON_PAIR = re.compile(rf"\"name\"\s*:\s*\"({_NAME})\"\s*,\s*\"value\"\s*:\s*\"([^\"\n]*)\"")
+_JSON_ASSIGN = lazy(rf"\"({_NAME})=([^\"\n]*)\"")
+_JSON_KEY = lazy(r"\"([A-Z][A-Z0-9]*_[A-Z0-9_]+)\"\s*:\s*(?:\"([^\"\n]*)\"|(-?\d+(?:\.\d+)?))")
+_JSON_PAIR = lazy(rf"\"name\"\s*:\s*\"({_NAME})\"\s*,\s*\"value\"\s*:\s*\"([^\"\n]*)\"")
 
 
 # JSON opens with `{"` or `[{`/`["`: a dmesg line (`[    0.37] … "pci=nocrs"`) does not
-_JSON_START = re.compile(r"\s*(?:\{\s*\"|\[\s*[\"{\[])")
+_JSON_START = lazy(r"\s*(?:\{\s*\"|\[\s*[\"{\[])")
 
 
 def _unquote(v: str) -> str:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 
 from kb.evidence.facts import EnvCapture
+from kb.evidence.lazy_pattern import lazy
 from kb.evidence.sources.base import WholeFileSource
 from kb.evidence.sources.common import fraction
 from kb.evidence.sources.env_listings import (
@@ -25,8 +26,8 @@ from kb.evidence.sources.env_listings import (
 )
 
 # `torch==2.1.0` (a requirements line) is not a variable: `==` never starts an env dump's value
-_VAR = re.compile(r"^(?:declare -x |export )?([A-Za-z_][A-Za-z0-9_]*)=(?!=)(.*)$")
-_LOOSE = re.compile(r"^(?:declare -x |export )?[A-Za-z_][A-Za-z0-9_]*=(?!=)")
+_VAR = lazy(r"^(?:declare -x |export )?([A-Za-z_][A-Za-z0-9_]*)=(?!=)(.*)$")
+_LOOSE = lazy(r"^(?:declare -x |export )?[A-Za-z_][A-Za-z0-9_]*=(?!=)")
 
 
 def _unquote(v: str) -> str:

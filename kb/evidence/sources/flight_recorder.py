@@ -23,11 +23,11 @@ from __future__ import annotations
 import io
 import pickle
 import pickletools
-import re
 from typing import Any
 
 from kb.evidence.context import FileContext
 from kb.evidence.facts import CollectiveOp, EvidenceFile, EvidenceLine, QueuePosition
+from kb.evidence.lazy_pattern import lazy
 from kb.evidence.sources.base import Source
 from kb.evidence.sources.common import normalize_op, product
 
@@ -35,7 +35,7 @@ DUMP_MAX = 16 << 20  # bytes of one dump (2000 entries with stack frames fit man
 MAX_OPS = 2_000_000  # pickle opcodes, i.e. objects built
 MAX_DEPTH = 32  # nesting of containers (the format needs 5)
 MAX_INT = 1 << 63
-_NAME = re.compile(r"(?:^|[/_.-])(?:nccl|hccl|gloo|fr)?_?trace_rank_(\d{1,9})$|_rank_?(\d{1,9})$")
+_NAME = lazy(r"(?:^|[/_.-])(?:nccl|hccl|gloo|fr)?_?trace_rank_(\d{1,9})$|_rank_?(\d{1,9})$")
 
 # what torch::jit::Pickler (and Python's protocol-2 pickler, for the same values) emits
 ALLOWED = frozenset({

@@ -16,19 +16,20 @@ from typing import ClassVar
 
 from kb.evidence.context import FileContext, Line
 from kb.evidence.facts import Device, EnvCapture, NcclTransport
+from kb.evidence.lazy_pattern import lazy
 from kb.evidence.sources.base import LineSource
 from kb.evidence.sources.collectives import CollectiveLog
 from kb.evidence.sources.common import log_score, normalize_op
 
-_VERSION = re.compile(r"NCCL version (\d+\.\d+\.\d+)")
-_CHANNEL = re.compile(
+_VERSION = lazy(r"NCCL version (\d+\.\d+\.\d+)")
+_CHANNEL = lazy(
     r"Channel \d+(?:/\d+)? : (\d+)\[[0-9a-fA-F]+\] -> (\d+)\[[0-9a-fA-F]+\]( \[(?:send|receive)\])? via (\S+)"
 )
-_COLL = re.compile(r"NCCL INFO (\w+): opCount ([0-9a-fA-F]+) .*?count (\d+) datatype (\d+)")
-_ENV = re.compile(r"NCCL INFO ([A-Z][A-Z0-9_]+) set by environment to ([^\s.]+(?:\.\d+)*)")
-_HEAD = re.compile(r"NCCL (INFO|WARN|TRACE)|NCCL version \d|^#\s+Rank\s+\d+ Group\s+\d+ Pid", re.M)
+_COLL = lazy(r"NCCL INFO (\w+): opCount ([0-9a-fA-F]+) .*?count (\d+) datatype (\d+)")
+_ENV = lazy(r"NCCL INFO ([A-Z][A-Z0-9_]+) set by environment to ([^\s.]+(?:\.\d+)*)")
+_HEAD = lazy(r"NCCL (INFO|WARN|TRACE)|NCCL version \d|^#\s+Rank\s+\d+ Group\s+\d+ Pid", re.M)
 # nccl-tests' device table: "#  Rank  0 Group  0 Pid  47853 on host device  0 [0x1a] NVIDIA …"
-_TEST_DEVICE = re.compile(
+_TEST_DEVICE = lazy(
     r"#\s+Rank\s+(\d+)\s+Group\s+\d+\s+Pid\s+\d+\s+on\s+\S+\s+device\s+(\d+)\s+\[([0-9a-fA-Fx:.]+)\]\s+(.+?)\s*$"
 )
 DTYPES = {

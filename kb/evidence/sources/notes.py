@@ -8,6 +8,7 @@ import re
 from kb.evidence.catalogued import is_catalogued_message
 from kb.evidence.context import FileContext
 from kb.evidence.facts import Device, PackageCapture
+from kb.evidence.lazy_pattern import lazy
 from kb.evidence.ranks import grep_prefix
 from kb.evidence.sources.base import WholeFileSource
 from kb.evidence.sources.command import command_facts
@@ -16,12 +17,12 @@ from kb.evidence.sources.reported import device_mentions, versions_in
 
 # a word that names a person's prose anywhere in the name: issue.md, user_report.txt,
 # hardware_note.txt, bug-description.txt, 问题描述.txt
-_NAMES = re.compile(
+_NAMES = lazy(
     r"(^|[-_. ])(readme|notes?|issue|description|problem|symptoms?|report|summary|question"
     r"|context|details|story|what[-_]happened)([-_. ]|s?$)|问题|描述|说明|现象",
     re.I,
 )
-SYMPTOMS = re.compile(
+SYMPTOMS = lazy(
     r"\bhang(s|ing)?\b|\bstuck\b|\bfreez(e|es|ing)\b|\bdeadlock|\btimes? out\b|\btimeout\b|卡住|卡死|挂起|超时|报错",
     re.IGNORECASE,
 )
@@ -120,9 +121,9 @@ class NotesSource(WholeFileSource):
                     cap.lines[name] = no
 
 
-_WORD = re.compile(r"[A-Za-z\u4e00-\u9fff][A-Za-z'\u4e00-\u9fff-]*")
-_CJK = re.compile(r"[\u4e00-\u9fff]")
-_LOG_MARK = re.compile(
+_WORD = lazy(r"[A-Za-z\u4e00-\u9fff][A-Za-z'\u4e00-\u9fff-]*")
+_CJK = lazy(r"[\u4e00-\u9fff]")
+_LOG_MARK = lazy(
     r"\d{2}:\d{2}:\d{2}|^\s*(\[|File \"|Traceback|\w+Error\b)|\bNCCL (INFO|WARN)\b"
     r"|^\S+:\d+:\d+ \[\d+\]|^[\w.-]+==\d|^\s*#|^\s{4}|^[\w./-]+\.(?:log|txt|out|err):"
 )
@@ -152,7 +153,7 @@ def mostly_prose(head: str) -> bool:
 
 # a line only a program prints: NCCL's, an exception, a traceback or c10 frame, a launcher
 # prefix, glog/c10 severity, libstdc++'s terminate
-_TOOL_LINE = re.compile(
+_TOOL_LINE = lazy(
     r"^\s*(?:\[[A-Za-z_]+\d+\]:\s*)*(?:[\w.]*(?:Error|Exception|Warning)\b:?|File \"|Traceback "
     r"|frame #\d+|\[?[EWIF]\d{4} |\[[EWIF] [\w.]+:\d+\]|terminate called|what\(\):|\^+\s*$"
     r"|\S+:\d+:\d+ \[\d+\] NCCL |NCCL (?:INFO|WARN)\b"
@@ -185,8 +186,8 @@ def tool_output(head: str, catalogue: bool = True) -> bool:
     )
 
 
-_EMPHASIS_OPEN = re.compile(r"^(\s*)(?:\*\*|\*|_)(?=[A-Z\[])")
-_EMPHASIS_CLOSE = re.compile(r"(?<=[^\s*_])(?:\*\*|\*|_)\s*$")
+_EMPHASIS_OPEN = lazy(r"^(\s*)(?:\*\*|\*|_)(?=[A-Z\[])")
+_EMPHASIS_CLOSE = lazy(r"(?<=[^\s*_])(?:\*\*|\*|_)\s*$")
 
 
 def _unemphasised(line: str) -> str:
@@ -209,8 +210,8 @@ def _ungrepped(line: str) -> str:
     return grepped[1] if grepped else line
 
 
-_LOWER_WORD = re.compile(r"\b[a-z]{2,}\b")
-_ASSIGNMENT = re.compile(r"^\s*(?:export\s+)?[A-Za-z_]\w*=")
+_LOWER_WORD = lazy(r"\b[a-z]{2,}\b")
+_ASSIGNMENT = lazy(r"^\s*(?:export\s+)?[A-Za-z_]\w*=")
 
 
 def _sentences(head: str) -> bool:
@@ -224,7 +225,7 @@ def _sentences(head: str) -> bool:
     )
 
 
-FENCE = re.compile(r"^\s*(```+|~~~+)\s*([\w+-]*)")
+FENCE = lazy(r"^\s*(```+|~~~+)\s*([\w+-]*)")
 
 
 def fenced_blocks(lines: list[str]) -> list[tuple[int, int, str]]:

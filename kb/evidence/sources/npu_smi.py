@@ -17,14 +17,13 @@ from __future__ import annotations
 import re
 
 from kb.evidence.facts import Device
+from kb.evidence.lazy_pattern import lazy
 from kb.evidence.sources.base import WholeFileSource
 
-_VERSION = re.compile(r"npu-smi\s+(\S+)\s+Version:\s*(\S+)")
-_ROW1 = re.compile(r"^\|\s*(\d+)\s+(\S[^|]*?)\s*\|\s*(\w+)\s*\|")
-_ROW2 = re.compile(
-    r"^\|\s*\d+\s*\|\s*([0-9A-Fa-f]{4}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.\d)\s*\|(.*)\|"
-)
-_HBM = re.compile(r"(\d+)\s*/\s*(\d+)\s*$")
+_VERSION = lazy(r"npu-smi\s+(\S+)\s+Version:\s*(\S+)")
+_ROW1 = lazy(r"^\|\s*(\d+)\s+(\S[^|]*?)\s*\|\s*(\w+)\s*\|")
+_ROW2 = lazy(r"^\|\s*\d+\s*\|\s*([0-9A-Fa-f]{4}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.\d)\s*\|(.*)\|")
+_HBM = lazy(r"(\d+)\s*/\s*(\d+)\s*$")
 
 
 class NpuSmiSource(WholeFileSource):

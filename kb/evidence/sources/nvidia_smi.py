@@ -18,19 +18,20 @@ from __future__ import annotations
 import re
 
 from kb.evidence.facts import Device
+from kb.evidence.lazy_pattern import lazy
 from kb.evidence.sources.base import WholeFileSource
 
-_BANNER = re.compile(r"Driver Version:\s*([\d.]+)(?:.*?CUDA Version:\s*([\d.]+))?")
-_ROW = re.compile(
+_BANNER = lazy(r"Driver Version:\s*([\d.]+)(?:.*?CUDA Version:\s*([\d.]+))?")
+_ROW = lazy(
     r"^\|\s+(\d+)\s+(.+?)\s+(?:On|Off)\s+\|\s+([0-9A-Fa-f]+:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.\d)\s"
 )
-_ROW_NEW = re.compile(
+_ROW_NEW = lazy(
     r"^\|\s+(\d+)\s+(.+?)\s{2,}.*?\|\s+([0-9A-Fa-f]+:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.\d)\s"
 )
-_MEM = re.compile(r"(\d+)MiB\s*/\s*(\d+)MiB")
-_L = re.compile(r"^GPU (\d+): (.+?) \(UUID: ")
-_Q_GPU = re.compile(r"^GPU ([0-9A-Fa-f]+:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.\d)\s*$")
-_Q_KV = re.compile(r"^\s*([A-Za-z][\w .()/-]*?)\s+: (.*)$")
+_MEM = lazy(r"(\d+)MiB\s*/\s*(\d+)MiB")
+_L = lazy(r"^GPU (\d+): (.+?) \(UUID: ")
+_Q_GPU = lazy(r"^GPU ([0-9A-Fa-f]+:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.\d)\s*$")
+_Q_KV = lazy(r"^\s*([A-Za-z][\w .()/-]*?)\s+: (.*)$")
 
 
 class NvidiaSmiSource(WholeFileSource):

@@ -18,9 +18,10 @@ from __future__ import annotations
 import re
 
 from kb.evidence.facts import Topology
+from kb.evidence.lazy_pattern import lazy
 from kb.evidence.sources.base import WholeFileSource
 
-_DEV = re.compile(r"^(GPU|NIC|NPU)\d+$")
+_DEV = lazy(r"^(GPU|NIC|NPU)\d+$")
 
 
 def _cells(line: str) -> list[str]:

@@ -15,14 +15,15 @@ import re
 
 from kb.evidence.context import FileContext
 from kb.evidence.facts import PackageCapture
+from kb.evidence.lazy_pattern import lazy
 from kb.evidence.sources.base import WholeFileSource
 from kb.evidence.sources.common import fraction
 from kb.evidence.unwrap import join_split_versions
 
-_FREEZE = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)(?:\[[^\]]*\])?\s*(===?|@)\s*(\S.*?)\s*$")
-_WHEEL_VERSION = re.compile(r"/[A-Za-z0-9_.]+?-(\d[^-/]*)-[^/]*\.whl")
-_LIST_HEADER = re.compile(r"^Package\s+Version\b", re.M)
-_DASHES = re.compile(r"^-{3,}\s+-{3,}", re.M)
+_FREEZE = lazy(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)(?:\[[^\]]*\])?\s*(===?|@)\s*(\S.*?)\s*$")
+_WHEEL_VERSION = lazy(r"/[A-Za-z0-9_.]+?-(\d[^-/]*)-[^/]*\.whl")
+_LIST_HEADER = lazy(r"^Package\s+Version\b", re.M)
+_DASHES = lazy(r"^-{3,}\s+-{3,}", re.M)
 
 
 def add_capture(

@@ -18,16 +18,17 @@ from typing import ClassVar
 from kb.evidence.context import FileContext, Line
 from kb.evidence.facts import EnvCapture
 from kb.evidence.fastpath import RANK_BYTES
+from kb.evidence.lazy_pattern import lazy
 from kb.evidence.ranks import bracket_field
 from kb.evidence.sources.base import LineSource
 from kb.evidence.sources.collectives import CollectiveLog
 from kb.evidence.sources.common import log_score, normalize_op
 
-_NAME = re.compile(r"Hccl\w+")
-_WORD = re.compile(r"\w+")
-_RANKS = re.compile(r"\branks\[(\d+)\]|rankSize\[(\d+)\]")
-_ENV = re.compile(r"\[HCCL_ENV\]\s*(\w+) set by (?:default|environment) to \[?([^\]\s]+)\]?")
-_HEAD = re.compile(
+_NAME = lazy(r"Hccl\w+")
+_WORD = lazy(r"\w+")
+_RANKS = lazy(r"\branks\[(\d+)\]|rankSize\[(\d+)\]")
+_ENV = lazy(r"\[HCCL_ENV\]\s*(\w+) set by (?:default|environment) to \[?([^\]\s]+)\]?")
+_HEAD = lazy(
     r"^\[(ERROR|WARNING|INFO|DEBUG|EVENT|TRACE)\]\s?[A-Z_]+\(\d+,|Entry-Hccl|HCCL_ENV|\bEI\d{4}\b"
 )
 _NOT_COLLECTIVE = ("comm", "get", "set", "create", "destroy", "init", "mem", "register", "group")

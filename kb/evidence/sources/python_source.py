@@ -58,6 +58,7 @@ import re
 import warnings
 
 from kb.evidence.facts import EvidenceLine, SourceFinding
+from kb.evidence.lazy_pattern import lazy
 from kb.evidence.sources.base import WholeFileSource
 
 COLLECTIVES = frozenset({
@@ -238,7 +239,7 @@ def _parse(text: str) -> ast.Module:
         return ast.parse(text)
 
 
-_GAP = re.compile(r"^\s*(\.{2,}|…)[\s.…]*$")
+_GAP = lazy(r"^\s*(\.{2,}|…)[\s.…]*$")
 
 
 def _fill_gaps(lines: list[str]) -> list[str]:

@@ -25,26 +25,25 @@ from typing import ClassVar
 
 from kb.evidence.context import FileContext, Line
 from kb.evidence.facts import CollectiveMismatch, QueuePosition, WatchdogTimeout
+from kb.evidence.lazy_pattern import lazy
 from kb.evidence.sources.base import LineSource
 from kb.evidence.sources.collectives import CollectiveLog
 from kb.evidence.sources.common import log_score, normalize_op, product
 
-_WORK = re.compile(r"Work[NH]CCL\((.*?)\) ran for (\d+) milliseconds")
-_SEQ = re.compile(r"(?:SeqNum|SequenceNumber)=(\d+)")
-_OPTYPE = re.compile(r"OpType=(\w+)")
-_TIMEOUT = re.compile(r"Timeout\(ms\)=(\d+)")
-_SHAPE = re.compile(r"TensorShape=\[([^\]]*)\]")
-_DTYPE = re.compile(r"TensorDtypes=(\w+)")
-_MISMATCH = re.compile(
+_WORK = lazy(r"Work[NH]CCL\((.*?)\) ran for (\d+) milliseconds")
+_SEQ = lazy(r"(?:SeqNum|SequenceNumber)=(\d+)")
+_OPTYPE = lazy(r"OpType=(\w+)")
+_TIMEOUT = lazy(r"Timeout\(ms\)=(\d+)")
+_SHAPE = lazy(r"TensorShape=\[([^\]]*)\]")
+_DTYPE = lazy(r"TensorDtypes=(\w+)")
+_MISMATCH = lazy(
     r"Rank (\d+) is running (?:inconsistent )?collective: (?:CollectiveFingerPrint\((.*?)\)[,.]|(\w+))"
     r"(?:.*?but Rank (\d+) is running (?:inconsistent )?collective: (?:CollectiveFingerPrint\((.*?)\)\.|(\w+)))?"
 )
-_AT_WORK = re.compile(
-    r"(?:at work sequence id|detected by watchdog at work|Timeout at NCCL work): (\d+)"
-)
-_ENQUEUED = re.compile(r"last enqueued (?:NCCL )?work: (\d+)", re.I)
-_COMPLETED = re.compile(r"last completed (?:NCCL )?(?:work:? )?(-?\d+)", re.I)
-_HEAD = re.compile(
+_AT_WORK = lazy(r"(?:at work sequence id|detected by watchdog at work|Timeout at NCCL work): (\d+)")
+_ENQUEUED = lazy(r"last enqueued (?:NCCL )?work: (\d+)", re.I)
+_COMPLETED = lazy(r"last completed (?:NCCL )?(?:work:? )?(-?\d+)", re.I)
+_HEAD = lazy(
     r"\[rank\d+\]:|ProcessGroup(NCCL|HCCL|Gloo)|torch\.distributed|Traceback \(most recent call last\)|CollectiveFingerPrint"
 )
 

@@ -27,6 +27,8 @@ from __future__ import annotations
 
 import re
 
+from kb.evidence.lazy_pattern import lazy
+
 _COUNT_WORDS = {
     "one": 1,
     "two": 2,
@@ -54,14 +56,14 @@ _NVIDIA = (
     r"|(?P<titan>titan\s*(?:rtx|v|xp?))"
 )
 _ASCEND = r"(?P<npu>(?:ascend\s*)?910(?:b[1-4]?|a|c)?\b|atlas\s*(?:800|900|300)\w*(?:\s*a[23])?|昇腾\s*910\w*)"
-_DEVICE = re.compile(rf"{_COUNT}(?:{_NVIDIA}|{_ASCEND})s?", re.IGNORECASE)
+_DEVICE = lazy(rf"{_COUNT}(?:{_NVIDIA}|{_ASCEND})s?", re.IGNORECASE)
 
 _PACKAGES = {
     "torch": r"(?:py)?torch", "accelerate": r"accelerate", "deepspeed": r"deepspeed",
     "transformers": r"transformers", "torch-npu": r"torch[_-]npu", "vllm": r"vllm",
     "nccl": r"nccl", "cann": r"cann", "cuda": r"cuda", "driver": r"(?:nvidia\s+)?driver",
 }  # fmt: skip
-_VERSION = re.compile(
+_VERSION = lazy(
     r"(?<![\w-])(?P<name>" + "|".join(f"(?:{v})" for v in _PACKAGES.values()) + r")"
     r"\s*(?:version\s*)?(?:(?:is|was|at)\s+)?(?:==|=|:|\s+v?|v)?\s*(?P<version>\d+\.\d+(?:\.\d+)?(?:\.?(?:rc|RC|post|a|b)\d*)?)",
     re.IGNORECASE,
@@ -105,7 +107,7 @@ def devices_in(text: str) -> list[tuple[int, str]]:
     return [(n, model) for n, _kind, model in device_mentions(text)]
 
 
-_GENERIC_COUNT = re.compile(
+_GENERIC_COUNT = lazy(
     r"(?<![\d.])(\d{1,3})\s*(?:[x×*]\s*)?(?:npus?|gpus?|cards?|卡|张卡|块卡)\b", re.IGNORECASE
 )
 

@@ -11,15 +11,16 @@ from typing import ClassVar
 
 from kb.evidence.context import FileContext, Line
 from kb.evidence.facts import StackFrame, StackThread
+from kb.evidence.lazy_pattern import lazy
 from kb.evidence.sources.base import LineSource
 
-_PROCESS = re.compile(r"^Process (\d+): ")
-_PYSPY_THREAD = re.compile(r'^Thread (0x[0-9a-fA-F]+|\d+) \(([\w+]+)\)(?:: "([^"]*)")?')
-_PYSPY_FRAME = re.compile(r"^\s{4}(\S.*?) \(([^()]*?):(\d+)\)\s*$")
-_FH_THREAD = re.compile(
+_PROCESS = lazy(r"^Process (\d+): ")
+_PYSPY_THREAD = lazy(r'^Thread (0x[0-9a-fA-F]+|\d+) \(([\w+]+)\)(?:: "([^"]*)")?')
+_PYSPY_FRAME = lazy(r"^\s{4}(\S.*?) \(([^()]*?):(\d+)\)\s*$")
+_FH_THREAD = lazy(
     r"(Current thread|Thread) (0x[0-9a-fA-F]+)(?: \[([^\]]*)\])? \(most recent call first\)"
 )
-_FH_FRAME = re.compile(r'File "([^"]+)", line (\d+) in (\S+)')
+_FH_FRAME = lazy(r'File "([^"]+)", line (\d+) in (\S+)')
 _MAX_FRAMES = 200
 
 

@@ -14,9 +14,10 @@ import re
 from typing import ClassVar
 
 from kb.evidence.context import Line
+from kb.evidence.lazy_pattern import lazy
 from kb.evidence.sources.base import LineSource
 
-_NAME = re.compile(r"\.(log|txt|out|err|stdout|stderr)$", re.IGNORECASE)
+_NAME = lazy(r"\.(log|txt|out|err|stdout|stderr)$", re.IGNORECASE)
 
 
 def progress_text(text: str) -> str:

@@ -16,27 +16,25 @@ gives it its global rank.
 
 from __future__ import annotations
 
-import re
 from typing import ClassVar
 
 from kb.evidence.context import FileContext, Line
 from kb.evidence.facts import ProcessFailure
+from kb.evidence.lazy_pattern import lazy
 from kb.evidence.sources.base import LineSource
 from kb.evidence.sources.common import log_score
 
-_AGENT = re.compile(r"failed \(exitcode: (-?\d+)\) local_rank: (\d+) \(pid: (\d+)\)")
-_FIELD = re.compile(r"^\s*(time|host|rank|exitcode|error_file|traceback)\s*: (.*)$")
-_RANK = re.compile(r"(-?\d+) \(local_rank: (-?\d+)\)")
-_EXIT = re.compile(r"(-?\d+) \(pid: (\d+)\)")
-_SIGNAL = re.compile(r"Signal \d+ \((SIG[A-Z0-9]+)\)")
+_AGENT = lazy(r"failed \(exitcode: (-?\d+)\) local_rank: (\d+) \(pid: (\d+)\)")
+_FIELD = lazy(r"^\s*(time|host|rank|exitcode|error_file|traceback)\s*: (.*)$")
+_RANK = lazy(r"(-?\d+) \(local_rank: (-?\d+)\)")
+_EXIT = lazy(r"(-?\d+) \(pid: (\d+)\)")
+_SIGNAL = lazy(r"Signal \d+ \((SIG[A-Z0-9]+)\)")
 # `  RuntimeError: …`, the line that ends a worker's traceback in the report. The regex is the
 # text-log source's own (unanchored, so it costs the scan nothing more); the two spaces of
 # the report's indent are checked on the bytes (`skip`)
 _EXCEPTION = r"\b[A-Za-z_][A-Za-z0-9_.]*(Error|Exception): "
 _NOT_AVAILABLE = "<N/A>"
-_HEAD = re.compile(
-    r"^\[[A-Za-z_]+\d+\]:|torch\.distributed\.(elastic|run)|ChildFailedError|torchrun"
-)
+_HEAD = lazy(r"^\[[A-Za-z_]+\d+\]:|torch\.distributed\.(elastic|run)|ChildFailedError|torchrun")
 
 
 def parse_agent_failed(body: str) -> tuple[int, int, int] | None:
