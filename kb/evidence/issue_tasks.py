@@ -14,16 +14,19 @@ import functools
 import io
 import re
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from kb.evidence.bounded import ByteStream
 from kb.evidence.facts import SkippedFile
-from kb.evidence.github_issue import Issue, load_issue
 from kb.evidence.inputs import InputFile, is_archive
-from kb.evidence.issue_body import Block, SplitBody, looks_like_markdown, split_body
 from kb.evidence.lazy_pattern import lazy
 from kb.evidence.limits import Limits
 from kb.evidence.registry import classify
 from kb.evidence.sources.notes import looks_like_python
+
+if TYPE_CHECKING:  # imported when a single file is read: a folder never needs them
+    from kb.evidence.github_issue import Issue
+    from kb.evidence.issue_body import Block, SplitBody
 
 MAX_PARTS = 64  # blocks read as files of their own; the rest are read together as one log
 MAX_BODY = 4 << 20  # a larger file is no issue body (GitHub's limit is 65,536 characters)
@@ -45,6 +48,9 @@ def issue_tasks(
     raw = _read(task)
     if raw is None or b"\x00" in raw[: limits.head_bytes]:
         return tasks  # unreadable or binary: the reader says so when it reads the file
+    from kb.evidence.github_issue import load_issue
+    from kb.evidence.issue_body import looks_like_markdown
+
     issue = load_issue(raw)
     if issue is not None:
         return list(_issue_parts(task.display, issue, limits, skipped))
@@ -93,6 +99,8 @@ def _body_parts(
     limits: Limits,
     skipped: list[SkippedFile],
 ) -> Iterator[InputFile]:
+    from kb.evidence.issue_body import split_body
+
     split = split_body(text)
     if split.prose:
         yield _part(prose_name, "notes", split.prose_text())
