@@ -16,9 +16,11 @@ SOCKET = (
     / "nccl-socket-wrong-interface/fixtures/positive/a100x16-2node-ifname-lo-leftover-torchrun-logdir"
 )
 # a confirmed release bug beside a possible look-alike (a socket fallback in a container)
+# a confirmed match with a weaker candidate beside it; the RTX 5090 shm fallback used before
+# lost its only possible candidate (no-ib-in-container-socket-fallback) when that case learnt
+# to stand down on one node
 WITH_POSSIBLE = (
-    CASES
-    / "nccl-known-bad-release/fixtures/positive/gh-nccl-1637-rtx5090x2-nccl2.25.1-shm-fallback"
+    CASES / "docker-shm-too-small-nccl/fixtures/positive/l4x8-k8s-pod-torchrun-logdir-partial"
 )
 OOM_TAIL = (
     CASES
