@@ -20,7 +20,6 @@ from dsl import model as m
 from dsl.compiler import CompiledCase, KnowledgeBase
 from dsl.explain import describe_expr, describe_query
 from kb.evidence.facts import EvidenceLine
-from kb.evidence.unflagged import unflagged_messages
 from kb.match import ladder
 from kb.match.condition import evaluate_expr, positive_refs
 from kb.match.next_steps import plan
@@ -422,12 +421,7 @@ def diagnose_bundle(kb: KnowledgeBase, bundle: Any, only: str | None = None) -> 
         # error line (`Unable to determine the device handle for GPU…: Unknown Error`)
         prose = prose_lines(facts)
         found = [ln for v in verdicts for _, ln in v.evidence if (ln.file, ln.line) not in prose]
-        kept = [*facts.suspicious, *quoted, *found]
-        # a message printed in a shape no reader flags: a second look at the small files
-        unflagged = unflagged_messages(
-            bundle.root, facts.files, {(ln.file, ln.line) for ln in kept} | prose
-        )
-        diagnosis.known_messages = known_messages([*kept, *unflagged], verdicts)
+        diagnosis.known_messages = known_messages([*facts.suspicious, *quoted, *found], verdicts)
         possible = _named_by_the_catalogue(verdicts, diagnosis.known_messages)
         diagnosis.possible = possible
     if not matches:

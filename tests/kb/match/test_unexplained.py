@@ -43,22 +43,6 @@ def test_the_cases_a_message_names_are_possible_from_the_catalogue_alone(tmp_pat
         assert [ln.where for _, ln in v.evidence][:1] == ["trainer.log:2"]
 
 
-def test_a_message_in_a_shape_no_reader_flags_still_names_its_causes(tmp_path: Path) -> None:
-    """libfabric's EFA abort prints `EFA internal error: (4112) …` with no `Error:` shape a
-    reader flags; the second look at small files finds it, and the case the catalogue names
-    among its causes is possible, with the line."""
-    (tmp_path / "error.txt").write_text(
-        "Libfabric EFA provider has encountered an internal error:\n\n"
-        "Libfabric error: (-12) Cannot allocate memory\n"
-        "EFA internal error: (4112) Failure to post internal receive buffers\n",
-        encoding="utf-8",
-    )
-    _, _, d = _diagnose(tmp_path)
-    assert not d.matches
-    assert "error.txt:4" in [k.line.where for k in d.known_messages]
-    assert "ib-memlock-limit" in [v.id for v in d.possible]
-
-
 def test_plain_progress_names_no_message(tmp_path: Path) -> None:
     (tmp_path / "trainer.log").write_text("step 1 loss=0.5\nstep 2 loss=0.4\n", encoding="utf-8")
     kb, bundle, d = _diagnose(tmp_path)
