@@ -20,6 +20,7 @@ from dsl import model as m
 from dsl.compiler import CompiledCase, KnowledgeBase
 from dsl.explain import describe_expr, describe_query
 from kb.evidence.facts import EvidenceLine
+from kb.evidence.selection import quoted_parts
 from kb.match import ladder
 from kb.match.condition import evaluate_expr, positive_refs
 from kb.match.next_steps import plan
@@ -259,6 +260,21 @@ def prose_lines(facts: Any) -> frozenset[tuple[str, int]]:
     return frozenset((x.file, x.line) for x in facts.notes if (x.file, x.line) not in fenced)
 
 
+def quoted_in_prose(facts: Any, prose: frozenset[tuple[str, int]]) -> list[EvidenceLine]:
+    """The output a user quotes inside a sentence (`RuntimeError: …` in backticks or quotes),
+    each part as a line of its own. Log queries already read these parts; the never-silent
+    path reads them too, so a catalogued message the user quotes names its causes at
+    "possible" (what the user says was printed is no proof, but it is no silence either)."""
+    out: list[EvidenceLine] = []
+    for ln in facts.notes:
+        if (ln.file, ln.line) not in prose:
+            continue
+        for part in quoted_parts(ln.text):
+            if len(part) >= 12:  # a word in backticks (`torchrun`) is a name, not output
+                out.append(dataclasses.replace(ln, text=part))
+    return out
+
+
 def _confidence(level: m.Level, score: float, unknown: float) -> str:
     """The level says how sure; within "confirmed", evidence that is thin or partly missing
     (a single proving line, most supports unknown) is medium rather than high."""
@@ -421,7 +437,10 @@ def diagnose_bundle(kb: KnowledgeBase, bundle: Any, only: str | None = None) -> 
         # error line (`Unable to determine the device handle for GPU…: Unknown Error`)
         prose = prose_lines(facts)
         found = [ln for v in verdicts for _, ln in v.evidence if (ln.file, ln.line) not in prose]
-        diagnosis.known_messages = known_messages([*facts.suspicious, *quoted, *found], verdicts)
+        said = quoted_in_prose(facts, prose)
+        diagnosis.known_messages = known_messages(
+            [*facts.suspicious, *quoted, *found, *said], verdicts
+        )
         possible = _named_by_the_catalogue(verdicts, diagnosis.known_messages)
         diagnosis.possible = possible
     if not matches:

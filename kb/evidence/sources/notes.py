@@ -45,6 +45,8 @@ class NotesSource(WholeFileSource):
             return 0.0  # `error.txt` holding `RuntimeError: …` is a log, whatever its name
         if ext in _PROGRAM_OUTPUT:
             return 0.0  # `train.log` was written by a program (a redirect, a tee), never typed
+        if ext not in ("md", "rst") and not _NAMES.search(stem[0]) and opens_with_message(head):
+            return 0.0  # a program's help text (Open MPI's, NCCL's) is sentences, yet output
         if ext in ("md", "rst"):
             # markup is written by people: a log pasted into it sits in a fenced block, read as
             # log lines in place, so a one-line note that names `torchrun` stays a note
@@ -184,6 +186,22 @@ def tool_output(head: str, catalogue: bool = True) -> bool:
         _TOOL_LINE.search(_ungrepped(ln)) or (catalogue and is_catalogued_message(_ungrepped(ln)))
         for ln in lines
     )
+
+
+_RULE = lazy(r"^[\s\-=*#_~]*$")  # a separator line a help text is framed with
+
+
+def opens_with_message(head: str) -> bool:
+    """The file's first lines (separators aside) are a catalogued message: a program printed
+    it, even when what follows reads as sentences (Open MPI's help text, a launcher's banner).
+
+    >>> opens_with_message("----\\nThe application appears to have been direct launched using \\"srun\\",\\nbut more.\\n")
+    True
+    >>> opens_with_message("The job hangs after two hours.\\nThe application appears to have been direct launched using \\"srun\\",\\n")
+    False
+    """
+    lines = [_unemphasised(ln) for ln in head.splitlines()[:8] if not _RULE.match(ln)]
+    return bool(lines) and is_catalogued_message(_ungrepped(lines[0]))
 
 
 _EMPHASIS_OPEN = lazy(r"^(\s*)(?:\*\*|\*|_)(?=[A-Z\[])")

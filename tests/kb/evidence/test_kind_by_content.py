@@ -67,3 +67,27 @@ def test_dmesg_naming_a_kernel_option_is_no_environment() -> None:
         '[    0.371522] PCI: Using host bridge windows from ACPI; if necessary, use "pci=nocrs"\n'
     )
     assert classify(head, "dmesg.txt") != "env-dump"
+
+
+HELP_TEXT = (  # Open MPI's help text (prte help-ess-base.txt), as printed
+    'The application appears to have been direct launched using "srun",\n'
+    "but OMPI was not built with SLURM's PMI support and therefore cannot\n"
+    "execute. There are several options for building PMI support under\n"
+    "SLURM, depending upon the SLURM version you are using:\n"
+    "\n"
+    "  version 16.05 or later: you can use SLURM's PMIx support. This\n"
+    "  requires that you configure and build SLURM --with-pmix.\n"
+    "\n"
+    "  Versions earlier than 16.05: you must use either SLURM's PMI-1 or\n"
+    "  PMI-2 support. SLURM builds PMI-1 by default, or you can manually\n"
+    "  install PMI-2. You must then build Open MPI using --with-pmi pointing\n"
+    "  to the SLURM PMI library location.\n"
+    "\n"
+    "Please configure as appropriate and try again.\n"
+)
+
+
+def test_a_programs_help_text_is_output_though_it_reads_as_sentences() -> None:
+    """Open MPI prints its refusals as paragraphs: the file opens with a catalogued message,
+    so it is the program's, not the user's words."""
+    assert classify(HELP_TEXT, "error.txt") != "notes"

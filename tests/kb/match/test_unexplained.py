@@ -86,3 +86,19 @@ def test_a_message_quoted_in_the_users_prose_is_not_read_as_printed(tmp_path: Pa
     )
     _, _, d = _diagnose(tmp_path)
     assert d.known_messages == []
+
+
+def test_a_message_the_user_quotes_names_its_causes_at_possible(tmp_path: Path) -> None:
+    """The same message in backticks is what the user says was printed: log queries read such
+    quotes, and so does the never-silent path, at possible and no higher."""
+    (tmp_path / "notes.md").write_text(
+        "After a reboot nvidia-smi says "
+        "`Unable to determine the device handle for GPU0000:07:00.0: Unknown Error`.\n",
+        encoding="utf-8",
+    )
+    _, _, d = _diagnose(tmp_path)
+    (known,) = [k for k in d.known_messages if k.line.where == "notes.md:1"]
+    assert known.line.text.startswith("Unable to determine")  # the quote, not the sentence
+    named = [c for c in known.causes if c != "unknown"]
+    assert named and set(named) <= {v.id for v in d.possible}
+    assert all(v.level == "possible" for v in d.possible)
