@@ -11,6 +11,31 @@ from kb.match.regex import search
 from kb.match.results import QueryResult, Truth
 
 
+# Ranks of one process group cannot drift far apart: every collective waits for all of
+# them, so a rank runs at most a few (asynchronously enqueued) collectives ahead. Watchdog
+# reports whose sequence numbers lie further apart than this come from different runs (two
+# pasted consoles) or different groups, and comparing them proves nothing.
+MAX_SEQ_SPREAD = 1000
+_APART = (
+    "watchdog sequence numbers %d apart: reports of different runs or process groups, "
+    "not comparable"
+)
+
+
+def _span(seqs: Any) -> int:
+    values = list(seqs)
+    return max(values) - min(values) if values else 0
+
+
+def one_run(seqs: Any) -> bool:
+    """Whether the ranks' watchdog sequence numbers can belong to one group of one run.
+
+    >>> one_run([20518, 20519]), one_run([369526, 20518]), one_run([])
+    (True, False, True)
+    """
+    return _span(seqs) <= MAX_SEQ_SPREAD
+
+
 def evaluate(q: CollectivesQuery, ctx: Context) -> QueryResult:
     facts = ctx.facts
     if q.check == "mismatch-reported":
@@ -56,6 +81,10 @@ def evaluate(q: CollectivesQuery, ctx: Context) -> QueryResult:
                 truth=Truth.UNKNOWN,
                 detail=f"watchdog sequence numbers from {len(seqs)} rank(s)",
             )
+        if not one_run(seqs.values()):
+            return QueryResult(
+                name=q.name, kind=q.kind, truth=Truth.UNKNOWN, detail=_APART % _span(seqs.values())
+            )
         ok = len(set(seqs.values())) > 1
         return QueryResult(
             name=q.name,
@@ -77,6 +106,11 @@ def evaluate(q: CollectivesQuery, ctx: Context) -> QueryResult:
                 q.op is None or search(q.op.pattern, t.op, q.op.ignore_case)
             ):
                 per_rank.setdefault(t.rank, [t])  # the first report; later ones repeat it
+        seen = [t.seq for t in facts.watchdog_timeouts if t.rank in per_rank and t.seq is not None]
+        if not one_run(seen):
+            return QueryResult(
+                name=q.name, kind=q.kind, truth=Truth.UNKNOWN, detail=_APART % _span(seen)
+            )
     if len(per_rank) < q.min_ranks:
         return QueryResult(
             name=q.name,

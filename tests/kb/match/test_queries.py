@@ -121,6 +121,24 @@ def test_last_op_falls_back_to_watchdog_ops() -> None:
     assert r.truth is Truth.TRUE and r.ranks == [2]
 
 
+def test_watchdog_reports_far_apart_are_not_compared() -> None:
+    """Two pasted consoles of different runs: rank 1 timed out in its 369,526th collective,
+    rank 4 in its 20,518th. Ranks of one group cannot drift that far apart, so neither the
+    op nor the queue position of one says anything about the other."""
+    last = m.CollectivesQuery(name="last", check="last-op-differs")
+    seq = m.CollectivesQuery(name="seq", check="seq-differs")
+    apart = [
+        WatchdogTimeout(rank=1, op="gather", seq=369526, evidence=line("a.log", 1, 1)),
+        WatchdogTimeout(rank=4, op="allreduce", seq=20518, evidence=line("b.log", 1, 4)),
+    ]
+    for q in (last, seq):
+        r = evaluate(q, ctx(Facts(watchdog_timeouts=apart)))
+        assert r.truth is Truth.UNKNOWN and "not comparable" in r.detail
+    close = [dataclasses.replace(apart[0], seq=20519), apart[1]]
+    for q in (last, seq):
+        assert evaluate(q, ctx(Facts(watchdog_timeouts=close))).truth is Truth.TRUE
+
+
 def test_stack_scope_one_needs_two_ranks() -> None:
     q = m.StackQuery(name="s", frame=m.Regex(pattern="save_pretrained"), scope=m.Scope.ONE)
     assert evaluate(q, ctx(Facts())).truth is Truth.UNKNOWN
