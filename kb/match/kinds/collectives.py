@@ -10,7 +10,6 @@ from kb.match.context import MAX_LINES, Context
 from kb.match.regex import search
 from kb.match.results import QueryResult, Truth
 
-
 # Ranks of one process group cannot drift far apart: every collective waits for all of
 # them, so a rank runs at most a few (asynchronously enqueued) collectives ahead. Watchdog
 # reports whose sequence numbers lie further apart than this come from different runs (two
