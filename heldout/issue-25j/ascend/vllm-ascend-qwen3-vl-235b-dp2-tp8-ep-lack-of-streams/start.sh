@@ -1,0 +1,15 @@
+vllm serve /XXXXXX/Qwen/Qwen3-VL-235B-A22B-Thinking/main \
+--host 0.0.0.0 \
+--port 8000 \
+--data-parallel-size 2 \
+--seed 1024 \
+--served-model-name qwen3vl \
+--tensor-parallel-size 8 \
+--enable-expert-parallel \
+--max-num-seqs 16 \
+--max-model-len 32768 \
+--max-num-batched-tokens 4096 \
+--trust-remote-code \
+--no-enable-prefix-caching \
+--gpu-memory-utilization 0.8 \
+--compilation-config '{"cudagraph_capture_sizes":[2]}'

@@ -1,0 +1,4 @@
+NGPUS=4 \
+GPU_ID=0,1,2,3
+CUDA_VISIBLE_DEVICES=${GPU_ID} python -m torch.distributed.launch --nproc_per_node=$NGPUS tools/train_net.py \
+    --config-file "configs/e2e_faster_rcnn_R_50_C4_1x.yaml"

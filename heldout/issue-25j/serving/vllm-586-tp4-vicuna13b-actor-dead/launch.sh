@@ -1,0 +1,1 @@
+RAY_memory_usage_threshold=0.7 RAY_memory_monitor_refresh_ms=0 CUDA_VISIBLE_DEVICES=0,1,2,3 python -m vllm.entrypoints.api_server --model ../models/vicuna-13b-v1.3/ --gpu-memory-utilization 0.9 --swap-space 1 --tokenizer hf-internal-testing/llama-tokenizer --tensor-parallel-size 4

@@ -1,0 +1,1 @@
+python3 -m torch.distributed.run --rdzv_backend=c10d --rdzv_endpoint=192.168.56.101:29400 --rdzv_id=1 --nnodes=1:2 --nproc_per_node=1 --rdzv_conf timeout=3 --monitor_interval 3 imagenet.py /data/tiny-imagenet-200
