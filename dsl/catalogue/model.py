@@ -46,6 +46,7 @@ EMITTERS = (
     "nvidia-container",
     "openssh",
     "pdsh",
+    "yolov5",
 )
 UNKNOWN_CAUSE = "unknown"
 
