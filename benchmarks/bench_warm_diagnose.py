@@ -40,7 +40,7 @@ from kb.cli.common import load_kb
 import argparse
 marks.append(("imports", T()))
 with held_fingerprint():
-    kb = load_kb(argparse.Namespace(no_bundled=False, cases=[], no_cache=False))
+    kb = load_kb(argparse.Namespace(no_bundled=False, cases=[], no_cache=False), records=True)
     marks.append(("load knowledge", T()))
     bundle = read_bundle(kb, sys.argv[1], workers=None)
     marks.append(("read evidence", T()))

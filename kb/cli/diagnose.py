@@ -79,7 +79,7 @@ def _run(args: argparse.Namespace) -> int:
     if args.evidence != "-" and not os.path.exists(args.evidence):
         print(f"kb diagnose: no such file or folder: {args.evidence}", file=sys.stderr)
         return EXIT_USAGE
-    kb = load_kb(args)
+    kb = load_kb(args, records=True)  # a warm run imports neither pydantic nor the model
     if args.case and kb.get(args.case) is None:
         known = ", ".join(sorted(c.case.id for c in kb.cases))
         print(f"kb diagnose: no case `{args.case}` (known: {known})", file=sys.stderr)
