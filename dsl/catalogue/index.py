@@ -194,13 +194,16 @@ def build() -> MessageIndex:
                 literals=_literals(required),
             )
         )
-    built = _build_prefilter(out.messages)
-    out.prefilter = StoredPrefilter(
+    out.prefilter = _stored(_build_prefilter(out.messages))
+    return out
+
+
+def _stored(built: _Prefilter) -> StoredPrefilter:
+    return StoredPrefilter(
         code=_code_version(),
         by_gram={g: list(p) for g, p in built.by_gram.items()},
         always=sorted(built.always),
     )
-    return out
 
 
 @lru_cache(maxsize=1)
@@ -243,6 +246,10 @@ def _read_or_build(fingerprint: str) -> MessageIndex:
     try:
         cached = MessageIndex.from_json(path.read_bytes())
         if cached.fingerprint == fingerprint:
+            if cached.prefilter is None or cached.prefilter.code != _code_version():
+                # built by another version of this module: build the prefilter again, once
+                cached.prefilter = _stored(_build_prefilter(cached.messages))
+                write_cache_file(path, cached.to_json())
             return cached
     except (OSError, KeyError, TypeError, ValueError, AttributeError):
         pass
