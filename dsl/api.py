@@ -6,23 +6,18 @@ goes through `load_cases`, so they all see the same cases and the same errors.
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from dsl import model as m
-from dsl.catalogue import load as catalogue_load
-from dsl.catalogue import registry as catalogue_registry
+from dsl.casefiles import CASE_FILE as CASE_FILE
+from dsl.casefiles import DEFAULT_CASES as DEFAULT_CASES
+from dsl.casefiles import MAX_CASE_BYTES as MAX_CASE_BYTES
+from dsl.casefiles import case_paths_from_env as case_paths_from_env
+from dsl.casefiles import find_case_files as find_case_files
 from dsl.diagnostics import Diagnostic, has_errors
 from dsl.validate import validate_cases
-
-catalogue_registry.install(catalogue_load.load_default, catalogue_load.default_fingerprint)
-
-CASE_FILE = "case.kb"
-# The longest real case is ~30 KB; a case pack is untrusted input, so reading stops well above.
-MAX_CASE_BYTES = 1024 * 1024
-DEFAULT_CASES = Path(__file__).resolve().parent.parent / "cases"
 
 
 @dataclass
@@ -35,34 +30,6 @@ class LoadResult:
     @property
     def ok(self) -> bool:
         return not has_errors(self.diagnostics)
-
-
-def case_paths_from_env() -> list[Path]:
-    """Extra case folders from `KB_CASES` (os.pathsep-separated), like PATH."""
-    raw = os.environ.get("KB_CASES", "")
-    return [Path(p) for p in raw.split(os.pathsep) if p.strip()]
-
-
-def find_case_files(paths: Iterable[Path | str]) -> tuple[list[Path], list[Diagnostic]]:
-    """Case files under each path: a `.kb` file, a case folder, or a folder of case folders."""
-    found: list[Path] = []
-    problems: list[Diagnostic] = []
-    for raw in paths:
-        path = Path(raw)
-        if path.is_file():
-            found.append(path)
-        elif path.is_dir():
-            direct = path / CASE_FILE
-            if direct.is_file():
-                found.append(direct)
-            else:
-                found.extend(sorted(p for p in path.glob(f"*/{CASE_FILE}") if p.is_file()))
-        else:
-            problems.append(Diagnostic(path=str(path), message="no such file or folder", code="io"))
-    unique: dict[Path, None] = {}
-    for p in found:
-        unique.setdefault(p.resolve(), None)
-    return [Path(p) for p in unique], problems
 
 
 def display_path(path: Path) -> str:

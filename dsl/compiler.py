@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -25,12 +24,13 @@ from dsl.api import (
     known_case_ids,
     parse_case_file,
 )
+from dsl.cache_place import COMPILER_VERSION as COMPILER_VERSION
+from dsl.cache_place import cache_dir as cache_dir
+from dsl.cache_place import write_cache_file as write_cache_file
 from dsl.catalogue import registry as catalogue_registry
-from dsl.catalogue.template import TEMPLATE_VERSION
 from dsl.diagnostics import Diagnostic, has_errors
 from dsl.validate import check_case, validate_cases
 
-COMPILER_VERSION = f"5.{TEMPLATE_VERSION}"  # a template change recompiles every case
 # Lines of one pattern counted per file and rank before the count may stop (a lower bound from
 # then on); raised above a query's own min_count/max_count so its verdict cannot change.
 COUNT_ENOUGH = 1000
@@ -104,13 +104,6 @@ def compile_case(case: m.Case, source_path: str, source_hash: str) -> CompiledCa
     )
 
 
-def cache_dir() -> Path:
-    base = os.environ.get("KB_CACHE_DIR") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "kb", "compiled"
-    )
-    return Path(base)
-
-
 def _cache_file(digest: str) -> Path:
     return cache_dir() / f"{digest}.json"
 
@@ -131,18 +124,6 @@ def _read_cached(digest: str) -> CompiledCase | None:
         return CompiledCase.model_validate_json(_cache_file(digest).read_bytes())
     except (OSError, ValidationError, ValueError):
         return None
-
-
-def write_cache_file(target: Path, data: bytes) -> None:
-    """Write one cache entry whole (a temporary file renamed over it), or not at all: a
-    read-only cache only costs speed."""
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        tmp = target.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_bytes(data)
-        os.replace(tmp, target)
-    except OSError:
-        pass
 
 
 def _write_cached(digest: str, compiled: CompiledCase) -> None:

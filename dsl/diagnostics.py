@@ -5,17 +5,11 @@ line and a caret, so a case author at 2 a.m. sees exactly where and what.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from enum import Enum
 
 from pydantic import BaseModel, ConfigDict
 
+from dsl.choices import Severity as Severity
 from dsl.span import Span
-
-
-class Severity(str, Enum):
-    ERROR = "error"
-    WARNING = "warning"
-    INFO = "info"
 
 
 class Diagnostic(BaseModel):

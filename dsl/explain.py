@@ -7,33 +7,38 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from dsl import model as m
-from dsl.kinds import KINDS
-
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # a warm run explains records (kb.cache.records), without the model
+    from dsl import model as m
     from dsl.compiler import ScanPattern
 
 
 def describe_query(q: m.Query) -> str:
     """One line saying what the query checks: its kind's one description (the site's
-    sentence, values in backticks) and the evidence it reads."""
+    sentence, values in backticks) and the evidence it reads. A query loaded from the
+    knowledge-base snapshot carries the line, made when the snapshot was written
+    (`_explained`), so the query kinds and their models need not be imported."""
+    told: str | None = getattr(q, "_explained", None)
+    if told is not None:
+        return told
+    from dsl.kinds import KINDS
+
     kind = KINDS.get(q.kind)
     return kind.explain(q) if kind is not None else q.kind
 
 
 def describe_expr(expr: m.Expr) -> str:
-    if isinstance(expr, m.Ref):
+    if expr.op == "ref":
         return expr.name
-    if isinstance(expr, m.Not):
+    if expr.op == "not":
         inner = describe_expr(expr.operand)
-        return f"not {inner}" if isinstance(expr.operand, m.Ref | m.Not) else f"not ({inner})"
-    if isinstance(expr, m.AtLeast):
+        return f"not {inner}" if expr.operand.op in ("ref", "not") else f"not ({inner})"
+    if expr.op == "at_least":
         return f"at_least {expr.count} of ({', '.join(describe_expr(o) for o in expr.operands)})"
-    joiner = " and " if isinstance(expr, m.And) else " or "
+    joiner = " and " if expr.op == "and" else " or "
     parts = []
     for operand in expr.operands:
         text = describe_expr(operand)
-        parts.append(f"({text})" if isinstance(operand, m.And | m.Or) else text)
+        parts.append(f"({text})" if operand.op in ("and", "or") else text)
     return joiner.join(parts)
 
 

@@ -8,11 +8,12 @@ it came from so that later stages can still point at the right line.
 from __future__ import annotations
 
 import re
-from enum import Enum
 from typing import Annotated, Any, Literal
 
 from pydantic import BeforeValidator, Field, SerializeAsAny
 
+from dsl.choices import Level as Level
+from dsl.choices import Role as Role
 from dsl.kinds import KINDS
 from dsl.kinds.base import Query as Query
 from dsl.kinds.base import Scope as Scope
@@ -85,29 +86,6 @@ class AtLeast(Node):
 
 
 Expr = Annotated[Ref | Not | And | Or | AtLeast, Field(discriminator="op")]
-
-
-class Role(str, Enum):
-    REQUIRED = "require"  # must hold for the case to match
-    SUPPORTING = "support"  # raises the score when it holds
-    RULING_OUT = "rule_out"  # if it holds, the case does not match
-    LIKELY = "likely"  # the signature without the proof: the case is likely
-    POSSIBLE = "possible"  # weaker, indirect signs: the case is possible
-
-
-class Level(str, Enum):
-    """How sure a verdict is, strongest first. `confirmed`: every `require` holds;
-    `likely`: every `likely` clause holds; `possible`: every `possible` clause holds. A
-    `rule_out` that holds vetoes every level."""
-
-    CONFIRMED = "confirmed"
-    LIKELY = "likely"
-    POSSIBLE = "possible"
-    NONE = "none"
-
-    @property
-    def rank(self) -> int:
-        return ("confirmed", "likely", "possible", "none").index(self.value)
 
 
 class Clause(Node):

@@ -50,7 +50,7 @@ def _interpreter() -> bytes:
 
 
 def _path() -> Path:
-    from dsl.compiler import cache_dir
+    from dsl.cache_place import cache_dir
 
     key = hashlib.sha256(_interpreter()).hexdigest()[:16]
     return cache_dir() / f"regex-{key}.marshal"
@@ -137,7 +137,7 @@ def flush() -> None:
     except ValueError:
         return
     data = MAGIC + _interpreter() + b"\n" + hashlib.sha256(body).hexdigest().encode() + b"\n"
-    from dsl.compiler import write_cache_file
+    from dsl.cache_place import write_cache_file
 
     write_cache_file(_path(), data + body)
     global _known

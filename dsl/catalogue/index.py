@@ -11,48 +11,68 @@ so that a change to how it is built rebuilds it.
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, Field, ValidationError
-
+from dsl.cache_place import cache_dir, write_cache_file
 from dsl.catalogue import registry
 from dsl.catalogue.template import TEMPLATE_VERSION
-from dsl.compiler import cache_dir, write_cache_file
 
 MIN_LITERAL = 4  # a shorter run is no use as a pre-filter
 MAX_LINE = 2000  # characters of a line looked at: a message sits at a line's start, and a
 # catalogue pattern run over a 200 KB line (a fuzzed log, a minified dump) can take seconds
 
 
-class IndexedMessage(BaseModel):
+# Plain dataclasses read from the cached JSON by hand: a warm `kb diagnose` reads the index
+# and must not import pydantic for it (the file is our own cache; anything odd rebuilds it).
+
+
+@dataclass(kw_only=True)
+class IndexedMessage:
     id: str
     emitter: str
     severity: str
     role: str
     means: str
-    causes: list[str] = Field(default_factory=list)
+    causes: list[str] = field(default_factory=list)
     pattern: str  # every wording, one regex (fields as plain groups)
     literal: str = ""  # a plain run every wording shares, lowercased ("" = none)
-    literals: list[str] = Field(default_factory=list)  # each wording's own run ("" = none)
+    literals: list[str] = field(default_factory=list)  # each wording's own run ("" = none)
 
 
-class StoredPrefilter(BaseModel):
+@dataclass(kw_only=True)
+class StoredPrefilter:
     """`_Prefilter` of the whole `messages` list, as built from it."""
 
     code: str  # `_code_version()` of the module that built it
-    by_gram: dict[str, list[int]] = Field(default_factory=dict)
-    always: list[int] = Field(default_factory=list)
+    by_gram: dict[str, list[int]] = field(default_factory=dict)
+    always: list[int] = field(default_factory=list)
 
 
-class MessageIndex(BaseModel):
+@dataclass(kw_only=True)
+class MessageIndex:
     fingerprint: str
-    messages: list[IndexedMessage] = Field(default_factory=list)
+    messages: list[IndexedMessage] = field(default_factory=list)
     prefilter: StoredPrefilter | None = None
+
+    def to_json(self) -> bytes:
+        return json.dumps(asdict(self), ensure_ascii=False, separators=(",", ":")).encode()
+
+    @classmethod
+    def from_json(cls, data: bytes) -> MessageIndex:
+        """The index as `to_json` wrote it; KeyError, TypeError or ValueError otherwise."""
+        raw = json.loads(data)
+        stored = raw.get("prefilter")
+        return cls(
+            fingerprint=str(raw["fingerprint"]),
+            messages=[IndexedMessage(**m) for m in raw["messages"]],
+            prefilter=StoredPrefilter(**stored) if stored is not None else None,
+        )
 
 
 INDEX_VERSION = 5  # bumped when the index is built differently (its cache name carries it)
@@ -174,13 +194,16 @@ def build() -> MessageIndex:
                 literals=_literals(required),
             )
         )
-    built = _build_prefilter(out.messages)
-    out.prefilter = StoredPrefilter(
+    out.prefilter = _stored(_build_prefilter(out.messages))
+    return out
+
+
+def _stored(built: _Prefilter) -> StoredPrefilter:
+    return StoredPrefilter(
         code=_code_version(),
         by_gram={g: list(p) for g, p in built.by_gram.items()},
         always=sorted(built.always),
     )
-    return out
 
 
 @lru_cache(maxsize=1)
@@ -221,13 +244,17 @@ def _read_or_build(fingerprint: str) -> MessageIndex:
         / f"catalogue-index-v{INDEX_VERSION}.{TEMPLATE_VERSION}-{fingerprint[:32] or 'none'}.json"
     )
     try:
-        cached = MessageIndex.model_validate_json(path.read_bytes())
+        cached = MessageIndex.from_json(path.read_bytes())
         if cached.fingerprint == fingerprint:
+            if cached.prefilter is None or cached.prefilter.code != _code_version():
+                # built by another version of this module: build the prefilter again, once
+                cached.prefilter = _stored(_build_prefilter(cached.messages))
+                write_cache_file(path, cached.to_json())
             return cached
-    except (OSError, ValidationError, ValueError):
+    except (OSError, KeyError, TypeError, ValueError, AttributeError):
         pass
     index = build()
-    write_cache_file(path, index.model_dump_json().encode("utf-8"))
+    write_cache_file(path, index.to_json())
     return index
 
 

@@ -16,10 +16,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from dsl.diagnostics import Diagnostic
-
 if TYPE_CHECKING:  # imported where used: a warm `kb diagnose` only asks for the fingerprint
     from dsl.catalogue import model as cm
+    from dsl.diagnostics import Diagnostic
 
 DEFAULT_CATALOGUE = Path(__file__).resolve().parent.parent.parent / "catalogue"
 # Bounds for a stranger's catalogue pack: files, and bytes per file (as for a case file).
@@ -95,6 +94,7 @@ def load_catalogue(roots: Iterable[Path] | None = None, *, with_env: bool = True
     files = catalogue_files(list(roots) if roots is not None else default_roots(with_env))
     from dsl.catalogue import model as cm
     from dsl.catalogue.lower import CatalogueLowerer
+    from dsl.diagnostics import Diagnostic
     from dsl.parser import CaseSyntaxError, parse_declarations  # Lark only when parsing
 
     out = CatalogueLoad(catalogue=cm.Catalogue(fingerprint=fingerprint(files)), files=files)

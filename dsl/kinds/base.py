@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from enum import Enum
 from typing import TYPE_CHECKING, Any, Protocol
 
 from pydantic import Field as ModelField
 
+from dsl.choices import Scope as Scope
 from dsl.diagnostics import Diagnostic
 from dsl.fields import Field
 from dsl.span import Node, Span
@@ -23,16 +23,6 @@ from dsl.values import CodeBlock, Regex, Text
 
 if TYPE_CHECKING:  # annotations only: a warm `kb diagnose` needs no syntax tree
     from dsl import syntax as s
-
-
-class Scope(str, Enum):
-    """Which ranks a log pattern or a stack frame has to be seen on."""
-
-    ANY = "any"  # at least one rank (or a file without a rank)
-    ALL = "all"  # every rank that left logs
-    ONE = "one"  # exactly one rank: the failure is local to it
-    RANK = "rank"  # the rank named in `Query.rank`
-    ALL_BUT_ONE = "all-but-one"  # every rank that left logs but one: the silent one is blamed
 
 
 class Query(Node):

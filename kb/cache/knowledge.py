@@ -10,10 +10,13 @@ cache (`dsl.compiler.cache_dir()`), is written whole (temporary file renamed ove
 is read only when its header carries the same key and a hash of the body: a truncated,
 corrupt or foreign file is ignored and rebuilt, never unpickled.
 
-Source positions (`dsl.span.Span`, half the snapshot's objects) are stored as one shared
-empty `Span`: nothing that loads the snapshot (`kb diagnose`, `kb test`, `kb eval`, ...)
-reads them, only `kb check`, the lint rules and the site, which parse the cases themselves;
-unpickling them was a third of a warm load.
+Every pydantic object is stored as a plain record (`kb.cache.records`): same class name,
+attributes and values, so loading the snapshot imports neither pydantic nor the model
+modules (they were most of a warm run's CPU); they are needed only when a case or the
+catalogue changed. Source positions (`dsl.span.Span`, half the snapshot's objects) are
+stored as one shared empty record: nothing that loads the snapshot (`kb diagnose`,
+`kb test`, `kb eval`, ...) reads them, only `kb check`, the lint rules and the site, which
+parse the cases themselves; unpickling them was a third of a warm load.
 """
 
 from __future__ import annotations
@@ -27,12 +30,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from kb.cache import records
 from kb.cache.files import prune, write_whole
 
 if TYPE_CHECKING:
     from dsl.compiler import KnowledgeBase
 
-MAGIC = b"kb-knowledge-snapshot/2\n"  # 2: source positions left out
+MAGIC = b"kb-knowledge-snapshot/3\n"  # 2: source positions left out; 3: plain records
 KEEP = 8  # snapshots kept (~2 MB each; one per case-folder set and version); the oldest go
 PREFIX = "knowledge-"
 
@@ -58,9 +62,9 @@ def _code_signature() -> bytes:
 def snapshot_key(roots: Sequence[Path | str]) -> str | None:
     """The key for these case roots, or None when a case file cannot be read (then the
     ordinary loader reports it)."""
-    from dsl.api import find_case_files
+    from dsl.cache_place import COMPILER_VERSION
+    from dsl.casefiles import find_case_files
     from dsl.catalogue import registry
-    from dsl.compiler import COMPILER_VERSION
 
     files, problems = find_case_files(roots)
     h = hashlib.sha256(MAGIC)
@@ -81,15 +85,14 @@ def snapshot_key(roots: Sequence[Path | str]) -> str | None:
 
 
 def _path(key: str) -> Path:
-    from dsl.compiler import cache_dir
+    from dsl.cache_place import cache_dir
 
     return cache_dir() / f"{PREFIX}{key[:32]}.pickle"
 
 
 def load(key: str) -> KnowledgeBase | None:
-    """The snapshot stored under `key`, or None (missing, foreign, corrupt, or stale)."""
-    from dsl.compiler import KnowledgeBase
-
+    """The snapshot stored under `key`, or None (missing, foreign, corrupt, or stale): the
+    knowledge base as records, read like the model (`kb.cache.records`)."""
     try:
         blob = _path(key).read_bytes()
     except OSError:
@@ -109,41 +112,27 @@ def load(key: str) -> KnowledgeBase | None:
     finally:
         if enabled:
             gc.enable()
-    return found if isinstance(found, KnowledgeBase) else None
+    if isinstance(found, records.Record) and found._model == KNOWLEDGE_BASE:
+        return found  # type: ignore[return-value]  # read like the model: see kb.cache.records
+    return None
 
 
-def _empty_span() -> Any:
-    """The one `Span` every source position of a loaded snapshot is (frozen: safe to share)."""
-    global _EMPTY_SPAN
-    if _EMPTY_SPAN is None:
-        from dsl.span import Span
-
-        _EMPTY_SPAN = Span()
-    return _EMPTY_SPAN
+KNOWLEDGE_BASE = "dsl.compiler.KnowledgeBase"
 
 
-_EMPTY_SPAN: Any = None
-
-
-class _PositionlessPickler(pickle.Pickler):
-    """Pickles every `Span` as a call of `_empty_span`: a few bytes, no object of its own."""
-
-    def __init__(self, out: io.BytesIO) -> None:
-        from dsl.span import Span
-
-        super().__init__(out, protocol=pickle.HIGHEST_PROTOCOL)
-        self._span = Span
+class _RecordPickler(pickle.Pickler):
+    """Pickles a record class as the call that makes it again (`records.record_class`)."""
 
     def reducer_override(self, obj: Any) -> Any:
-        if type(obj) is self._span:
-            return (_empty_span, ())
+        if isinstance(obj, type) and issubclass(obj, records.Record):
+            return (records.record_class, (obj._model, obj._frozen))
         return NotImplemented
 
 
 def dumps(kb: KnowledgeBase) -> bytes:
-    """The snapshot's body: `kb` pickled without its source positions."""
+    """The snapshot's body: `kb` as records (`kb.cache.records.to_records`), pickled."""
     out = io.BytesIO()
-    _PositionlessPickler(out).dump(kb)
+    _RecordPickler(out, protocol=pickle.HIGHEST_PROTOCOL).dump(records.to_records(kb))
     return out.getvalue()
 
 

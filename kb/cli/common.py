@@ -35,18 +35,18 @@ def add_cases_option(parser: argparse.ArgumentParser) -> None:
 
 def case_roots(args: argparse.Namespace) -> list[Path]:
     """Bundled cases (unless --no-bundled), then --cases folders, then KB_CASES folders."""
-    from dsl.api import DEFAULT_CASES, case_paths_from_env
+    from dsl.casefiles import DEFAULT_CASES, case_paths_from_env
 
     roots: list[Path] = [] if args.no_bundled else [DEFAULT_CASES]
     return roots + list(args.cases) + case_paths_from_env()
 
 
-def load_kb(args: argparse.Namespace) -> KnowledgeBase:
-    """The compiled knowledge base; broken cases are reported on stderr and left out."""
-    from dsl.diagnostics import render_all
-
+def load_kb(args: argparse.Namespace, records: bool = False) -> KnowledgeBase:
+    """The compiled knowledge base; broken cases are reported on stderr and left out. With
+    `records`, a warm load hands over the snapshot's plain records (`kb.cache.records`: read
+    like the model, without importing it); only `kb diagnose` reads nothing else of it."""
     roots = case_roots(args)
-    kb = None if args.no_cache else _from_snapshot(roots)
+    kb = None if args.no_cache else _from_snapshot(roots, records)
     if kb is None:
         kb = _compile_kb(roots, use_cache=not args.no_cache)
     _out_of_collections()
@@ -58,6 +58,8 @@ def load_kb(args: argparse.Namespace) -> KnowledgeBase:
                 "or are unfinished drafts are left out (run `kb check` for details)",
                 file=sys.stderr,
             )
+            from dsl.diagnostics import render_all
+
             print(render_all(errors[:5], kb.sources), file=sys.stderr)
     return kb
 
@@ -91,12 +93,17 @@ def _compile_kb(roots: list[Path], use_cache: bool) -> KnowledgeBase:
     return kb
 
 
-def _from_snapshot(roots: list[Path]) -> KnowledgeBase | None:
-    """The whole knowledge base from its snapshot when nothing it depends on changed."""
+def _from_snapshot(roots: list[Path], records: bool) -> KnowledgeBase | None:
+    """The whole knowledge base from its snapshot when nothing it depends on changed: its
+    records, or (not `records`) the model objects they stand in for."""
     from kb.cache import knowledge
 
     key = knowledge.snapshot_key(roots)
     kb = knowledge.load(key) if key is not None else None
+    if kb is not None and not records:
+        from kb.cache.records import to_models
+
+        kb = to_models(kb)
     if kb is not None:
         kb.cache_hits = len(kb.cases)  # `kb compile` reports them as read from the cache
     return kb

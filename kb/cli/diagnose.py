@@ -71,15 +71,12 @@ def _run(args: argparse.Namespace) -> int:
     from kb.evidence import progressbar
     from kb.evidence.summary import render_summary
     from kb.match.diagnose import diagnose_bundle, read_bundle
-    from kb.report.json_report import render_json
-    from kb.report.markdown import render_markdown
-    from kb.report.text import write_text
 
     args.evidence = evidence_path(args)
     if args.evidence != "-" and not os.path.exists(args.evidence):
         print(f"kb diagnose: no such file or folder: {args.evidence}", file=sys.stderr)
         return EXIT_USAGE
-    kb = load_kb(args)
+    kb = load_kb(args, records=True)  # a warm run imports neither pydantic nor the model
     if args.case and kb.get(args.case) is None:
         known = ", ".join(sorted(c.case.id for c in kb.cases))
         print(f"kb diagnose: no case `{args.case}` (known: {known})", file=sys.stderr)
@@ -87,11 +84,17 @@ def _run(args: argparse.Namespace) -> int:
     with progressbar.shown(args.format != "json"):  # stderr, and only at a terminal
         bundle = read_bundle(kb, args.evidence, workers=args.workers)
     diagnosis = diagnose_bundle(kb, bundle, only=args.case)
-    if args.format == "json":
+    if args.format == "json":  # each renderer imported only for its own format
+        from kb.report.json_report import render_json
+
         sys.stdout.write(render_json(diagnosis, kb, facts=bundle.facts))
     elif args.format == "markdown":
+        from kb.report.markdown import render_markdown
+
         sys.stdout.write(render_markdown(diagnosis, kb, facts=bundle.facts))
     else:
+        from kb.report.text import write_text
+
         summary = "" if args.no_summary else render_summary(bundle)
         verbose = getattr(args, "verbose", False)
         write_text(diagnosis, kb, summary=summary, facts=bundle.facts, verbose=verbose,

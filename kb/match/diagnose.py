@@ -12,12 +12,10 @@ import dataclasses
 import itertools
 import os
 from collections import Counter, defaultdict
-from typing import Any
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, Field
-
-from dsl import model as m
-from dsl.compiler import CompiledCase, KnowledgeBase
+from dsl.choices import LOG_KINDS, Level, Role, Scope
 from dsl.explain import describe_expr, describe_query
 from kb.evidence.facts import EvidenceLine
 from kb.evidence.selection import quoted_parts
@@ -25,8 +23,20 @@ from kb.match import ladder
 from kb.match.condition import evaluate_expr, positive_refs
 from kb.match.next_steps import plan
 from kb.match.queries import Context, evaluate
-from kb.match.results import ClauseResult, Distinction, Missing, QueryResult, Truth, Verdict
+from kb.match.results import (
+    ClauseResult,
+    Distinction,
+    Missing,
+    QueryResult,
+    Result,
+    Truth,
+    Verdict,
+)
 from kb.match.unexplained import KnownMessage, known_messages
+
+if TYPE_CHECKING:  # a warm run reads the snapshot's records (kb.cache.records), not models
+    from dsl import model as m
+    from dsl.compiler import CompiledCase, KnowledgeBase
 
 SCHEMA = "kb.diagnosis/v1"
 CLOSE_SCORES = 0.15
@@ -71,21 +81,20 @@ GENERIC_NEXT_STEPS: list[Missing] = [
 ]
 
 
-class Diagnosis(BaseModel):
-    schema_id: str = Field(default=SCHEMA, alias="schema")
+@dataclass(kw_only=True)
+class Diagnosis(Result):
+    schema_id: str = field(default=SCHEMA, metadata={"alias": "schema"})
     evidence_root: str = ""
-    evidence: dict[str, Any] = Field(default_factory=dict)
-    matches: list[Verdict] = Field(default_factory=list)  # confirmed or likely, best first
-    possible: list[Verdict] = Field(default_factory=list)  # weaker signs only, best first
-    near_misses: list[Verdict] = Field(default_factory=list)
-    distinctions: list[Distinction] = Field(default_factory=list)
-    suspicious: dict[str, list[EvidenceLine]] = Field(default_factory=dict)  # rank -> lines
-    last_progress: dict[str, EvidenceLine] = Field(default_factory=dict)
-    next_steps: list[Missing] = Field(default_factory=list)
+    evidence: dict[str, Any] = field(default_factory=dict)
+    matches: list[Verdict] = field(default_factory=list)  # confirmed or likely, best first
+    possible: list[Verdict] = field(default_factory=list)  # weaker signs only, best first
+    near_misses: list[Verdict] = field(default_factory=list)
+    distinctions: list[Distinction] = field(default_factory=list)
+    suspicious: dict[str, list[EvidenceLine]] = field(default_factory=dict)  # rank -> lines
+    last_progress: dict[str, EvidenceLine] = field(default_factory=dict)
+    next_steps: list[Missing] = field(default_factory=list)
     # when no case reaches a level: the catalogued messages found, what they mean, who prints
-    known_messages: list[KnownMessage] = Field(default_factory=list)
-
-    model_config = {"populate_by_name": True}
+    known_messages: list[KnownMessage] = field(default_factory=list)
 
     @property
     def ranked(self) -> list[Verdict]:
@@ -112,19 +121,20 @@ def _singles_out(q: m.Query, facts: Any) -> int:
     rank; 1 for cross-rank comparisons, main-only code and log lines of one rank; stacks
     only when several ranks' stacks were handed over (one rank's stack says where it
     waits, not that it is to blame)."""
-    if isinstance(q, m.LogQuery | m.StackQuery) and q.scope in (
-        m.Scope.ONE,
-        m.Scope.RANK,
-        m.Scope.ALL_BUT_ONE,
+    log = q.kind in LOG_KINDS  # a LogQuery (kinds, not classes: records are read too)
+    if (log or q.kind == "stack") and q.scope in (  # type: ignore[attr-defined]
+        Scope.ONE,
+        Scope.RANK,
+        Scope.ALL_BUT_ONE,
     ):
         return 3
-    if isinstance(q, m.LogQuery) and "(?P<rank>" in q.pattern.pattern:
+    if log and "(?P<rank>" in q.pattern.pattern:  # type: ignore[attr-defined]
         return 3
-    if isinstance(q, m.CollectivesQuery | m.SourceQuery):
+    if q.kind in ("collectives", "source"):
         return 1
-    if isinstance(q, m.LogQuery):
+    if log:
         return 1  # an error line raised on one rank makes that rank the first suspect
-    if isinstance(q, m.StackQuery):  # a stack shows where a rank waits, not that it failed
+    if q.kind == "stack":  # a stack shows where a rank waits, not that it failed
         return 1 if len({t.rank for t in facts.stacks if t.rank is not None}) >= 2 else 0
     return 0
 
@@ -146,22 +156,22 @@ def _culprit(verdict_queries: dict[str, QueryResult], case: m.Case, facts: Any) 
     return best
 
 
-SCORED_ROLES = (m.Role.REQUIRED.value, m.Role.SUPPORTING.value)
+SCORED_ROLES = (Role.REQUIRED.value, Role.SUPPORTING.value)
 
 
-def verdict_level(clauses: list[ClauseResult]) -> m.Level:
+def verdict_level(clauses: list[ClauseResult]) -> Level:
     """The strongest level whose clauses all hold, unless a `rule_out` holds."""
-    if any(c.truth is Truth.TRUE for c in clauses if c.role == m.Role.RULING_OUT.value):
-        return m.Level.NONE
+    if any(c.truth is Truth.TRUE for c in clauses if c.role == Role.RULING_OUT.value):
+        return Level.NONE
     for role, level in (
-        (m.Role.REQUIRED, m.Level.CONFIRMED),
-        (m.Role.LIKELY, m.Level.LIKELY),
-        (m.Role.POSSIBLE, m.Level.POSSIBLE),
+        (Role.REQUIRED, Level.CONFIRMED),
+        (Role.LIKELY, Level.LIKELY),
+        (Role.POSSIBLE, Level.POSSIBLE),
     ):
         own = [c for c in clauses if c.role == role.value]
         if own and all(c.truth is Truth.TRUE for c in own):
             return level
-    return m.Level.NONE
+    return Level.NONE
 
 
 def run_case(compiled: CompiledCase, bundle: Any, family: frozenset[str] = frozenset()) -> Verdict:
@@ -178,17 +188,17 @@ def run_case(compiled: CompiledCase, bundle: Any, family: frozenset[str] = froze
     speaking_for = {
         name
         for c in case.condition.clauses
-        if c.role is not m.Role.RULING_OUT
+        if c.role is not Role.RULING_OUT
         for name, _ in positive_refs(c.expr)
     }
     proving = {
         name
         for c in case.condition.clauses
-        if c.role is m.Role.REQUIRED
+        if c.role is Role.REQUIRED
         for name, _ in positive_refs(c.expr)
     }
     for clause in case.condition.clauses:
-        truth = evaluate_expr(clause.expr, truths, clause.role is m.Role.POSSIBLE)
+        truth = evaluate_expr(clause.expr, truths, clause.role is Role.POSSIBLE)
         clauses.append(
             ClauseResult(
                 role=clause.role.value,
@@ -209,20 +219,20 @@ def run_case(compiled: CompiledCase, bundle: Any, family: frozenset[str] = froze
                     miss.confirms = name in proving
                 continue
             speaks_for = (r.truth is Truth.TRUE) != negated
-            if clause.role is m.Role.RULING_OUT:
+            if clause.role is Role.RULING_OUT:
                 if truth is Truth.TRUE and speaks_for:
                     against.extend((name, ln) for ln in r.lines)
                     reasons.append(f"{name}: {r.detail}")
             elif speaks_for and r.truth is Truth.TRUE:
                 evidence.extend((name, ln) for ln in r.lines)
-            elif not speaks_for and clause.role is m.Role.REQUIRED and truth is Truth.FALSE:
+            elif not speaks_for and clause.role is Role.REQUIRED and truth is Truth.FALSE:
                 reasons.append(f"{name}: {r.detail}")
                 against.extend((name, ln) for ln in r.lines)
     scored = [c for c in clauses if c.role in SCORED_ROLES]
     total = sum(c.weight for c in scored) or 1.0
     score = sum(c.weight for c in scored if c.truth is Truth.TRUE) / total
     level = verdict_level(clauses)  # before the ladder (diagnose_bundle) weighs the facts
-    matched = level in (m.Level.CONFIRMED, m.Level.LIKELY)
+    matched = level in (Level.CONFIRMED, Level.LIKELY)
     unknown = sum(c.weight for c in scored if c.truth is Truth.UNKNOWN) / total
     confidence = _confidence(level, score, unknown)
     seen: set[tuple[str, str, int]] = set()
@@ -275,12 +285,12 @@ def quoted_in_prose(facts: Any, prose: frozenset[tuple[str, int]]) -> list[Evide
     return out
 
 
-def _confidence(level: m.Level, score: float, unknown: float) -> str:
+def _confidence(level: Level, score: float, unknown: float) -> str:
     """The level says how sure; within "confirmed", evidence that is thin or partly missing
     (a single proving line, most supports unknown) is medium rather than high."""
-    if level is m.Level.CONFIRMED:
+    if level is Level.CONFIRMED:
         return "high" if score >= 0.5 or unknown == 0 else "medium"
-    if level is m.Level.LIKELY:
+    if level is Level.LIKELY:
         return "medium"
     return "low"
 
@@ -290,7 +300,7 @@ def _refines(special: Verdict, general: Verdict) -> bool:
     when a fact of its own that tells it apart holds (a decisive message or its own evidence
     a program printed, beyond what the general case reads too); without one, the general case
     is the safer answer and the usual order stands."""
-    if m.Level(special.level) is m.Level.NONE:
+    if Level(special.level) is Level.NONE:
         return False
     theirs = {f.query for f in general.facts}
     return any(
@@ -304,8 +314,8 @@ def _rank_order(verdicts: list[Verdict]) -> list[Verdict]:
     ordered = sorted(
         verdicts,
         key=lambda v: (
-            m.Level(v.level).rank,
-            m.Level(v.clause_level).rank,  # of two capped alike, the one more of whose proof holds
+            Level(v.level).rank,
+            Level(v.clause_level).rank,  # of two capped alike, the one more of whose proof holds
             -v.score,
             -len(v.evidence),
             v.id,
@@ -406,14 +416,14 @@ def diagnose_bundle(kb: KnowledgeBase, bundle: Any, only: str | None = None) -> 
     if only is not None:
         verdicts = [v for v in verdicts if v.id == only]
     matches = _rank_order([v for v in verdicts if v.matched])
-    possible = _rank_order([v for v in verdicts if v.level == m.Level.POSSIBLE.value])
+    possible = _rank_order([v for v in verdicts if v.level == Level.POSSIBLE.value])
     # a near miss has at least one required clause that holds: a case whose requirements
     # all failed is not "partly matching", whatever its supports say
     near = sorted(
         (
             v
             for v in verdicts
-            if v.level == m.Level.NONE.value
+            if v.level == Level.NONE.value
             and any(c.role == "require" and c.truth is Truth.TRUE for c in v.clauses)
         ),
         key=lambda v: -v.score,
@@ -459,7 +469,7 @@ def _named_by_the_catalogue(verdicts: list[Verdict], known: list[KnownMessage]) 
     the cases the catalogue names among each message's causes are possible, from the message
     alone (its proof may simply be missing from the excerpt). A case that ruled itself out
     stays out; a message only it prints goes first, then the case named by more messages."""
-    by_id = {v.id: v for v in verdicts if v.level == m.Level.NONE.value}
+    by_id = {v.id: v for v in verdicts if v.level == Level.NONE.value}
     named: dict[str, list[KnownMessage]] = defaultdict(list)
     for k in known:
         for case_id in k.causes:
@@ -471,7 +481,7 @@ def _named_by_the_catalogue(verdicts: list[Verdict], known: list[KnownMessage]) 
     for case_id, messages in named.items():
         v = by_id[case_id]
         ids = ", ".join(f"`{k.id}`" for k in messages)
-        v.level, v.matched, v.confidence = m.Level.POSSIBLE.value, False, "low"
+        v.level, v.matched, v.confidence = Level.POSSIBLE.value, False, "low"
         v.evidence = [
             (f"{k.id}: a message the catalogue says this cause can print", k.line) for k in messages
         ] + v.evidence

@@ -26,13 +26,17 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from typing import TYPE_CHECKING, cast
 
-from dsl import model as m
-from dsl.catalogue.index import IndexedMessage
-from dsl.kinds.message import MessageQuery, MessageSignal
-from dsl.kinds.regression import RegressionQuery
+from dsl.choices import LOG_KINDS, Level, Role
 from kb.match.condition import positive_refs
 from kb.match.results import LadderFact, QueryResult, Truth, Verdict
+
+if TYPE_CHECKING:  # a warm run reads the snapshot's records (kb.cache.records), not models
+    from dsl import model as m
+    from dsl.catalogue.index import IndexedMessage
+    from dsl.kinds.message import MessageQuery, MessageSignal
+    from dsl.kinds.regression import RegressionQuery
 
 DECISIVE = "decisive"  # a message only this case is known to print
 OWN = "own"  # evidence the case reads itself (its pattern, env, package, stack…)
@@ -41,7 +45,7 @@ WORDS = "words"  # the user's words (a catalogue vocabulary entry)
 CONTEXT = "context"  # describes the setup, proves nothing
 UNKNOWN = "unknown"  # a cause the catalogue does not name
 MAX_LINES = 50  # matched lines read back per message query to say which message each is
-LEVELS = (m.Level.CONFIRMED, m.Level.LIKELY)
+LEVELS = (Level.CONFIRMED, Level.LIKELY)
 
 
 @lru_cache(maxsize=4096)
@@ -100,7 +104,7 @@ def facts_for(
     family = family | frozenset(case.specializes)
     names: dict[str, list[str]] = {}
     for clause in case.condition.clauses:
-        if clause.role is m.Role.RULING_OUT:
+        if clause.role is Role.RULING_OUT:
             continue
         for name, negated in positive_refs(clause.expr):
             if not negated and clause.role.value not in names.setdefault(name, []):
@@ -110,29 +114,26 @@ def facts_for(
         q, r = case.query(name), results.get(name)
         if q is None or r is None or r.truth is not Truth.TRUE:
             continue
-        if isinstance(q, MessageQuery):
+        if q.kind == "message":  # kinds, not classes: records are read too
+            q = cast("MessageQuery", q)
             fact = _message_fact(case.id, q, r, family)
             if fact.strength == CONTEXT and q.where:
                 fact.strength = OWN  # the case's condition makes a status line a fact
                 fact.status = True
-        elif isinstance(q, RegressionQuery):
-            fact = LadderFact(query=name, strength=_regression_strength(q, r, results, case))
+        elif q.kind == "regression":
+            strength = _regression_strength(cast("RegressionQuery", q), r, results, case)
+            fact = LadderFact(query=name, strength=strength)
         elif q.kind == "said":
             fact = LadderFact(query=name, strength=WORDS)
         else:
             fact = LadderFact(query=name, strength=OWN)
             # the case's own pattern over the user's words: it tells the case apart, but it
             # is what the user said, not what a program printed
-            fact.said = isinstance(q, m.LogQuery) and list(q.sources) == ["notes"]
+            fact.said = q.kind in LOG_KINDS and list(q.sources) == ["notes"]  # type: ignore[attr-defined]
         if r.lines and all(x.source == "notes" or (x.file, x.line) in prose for x in r.lines):
             fact.said = True
-        if (
-            fact.strength == OWN
-            and isinstance(q, m.LogQuery)
-            and not isinstance(q, MessageQuery)
-            and not fact.said
-        ):
-            _as_catalogued(fact, q, r, case.id, family)
+        if fact.strength == OWN and q.kind in LOG_KINDS and q.kind != "message" and not fact.said:
+            _as_catalogued(fact, cast("m.LogQuery", q), r, case.id, family)
         fact.roles = roles
         out.append(fact)
     return out
@@ -182,9 +183,10 @@ def _regression_strength(
     printed: set[str] = set()
     for name, res in results.items():
         other = case.query(name)
-        if isinstance(other, MessageQuery) and res.truth is Truth.TRUE:
+        if other is not None and other.kind == "message" and res.truth is Truth.TRUE:
+            signals = cast("MessageQuery", other).signals
             for line in res.lines[:MAX_LINES]:
-                printed.update(s.id for s in _which(other.signals, line.text))
+                printed.update(s.id for s in _which(signals, line.text))
     signatures = {sig for reg in q.regressions if reg.id in r.found for sig in reg.signature}
     return OWN if signatures & printed else CONTEXT
 
@@ -207,11 +209,11 @@ def _absent(v: Verdict | None) -> bool:
     """A case known not to be the cause: it reached no level, and either one of its
     `require` clauses is false (its proof was read and is not there) or one of its
     `rule_out` clauses holds (evidence against it was read)."""
-    if v is None or v.clause_level != m.Level.NONE.value:
+    if v is None or v.clause_level != Level.NONE.value:
         return False
     return any(
-        (c.role == m.Role.REQUIRED.value and c.truth is Truth.FALSE)
-        or (c.role == m.Role.RULING_OUT.value and c.truth is Truth.TRUE)
+        (c.role == Role.REQUIRED.value and c.truth is Truth.FALSE)
+        or (c.role == Role.RULING_OUT.value and c.truth is Truth.TRUE)
         for c in v.clauses
     )
 
@@ -232,10 +234,10 @@ def _names(facts: list[LadderFact]) -> str:
     return ", ".join(f"`{f.query}`" for f in facts) or "none"
 
 
-def _signature(v: Verdict, raw: m.Level) -> list[LadderFact]:
+def _signature(v: Verdict, raw: Level) -> list[LadderFact]:
     """The facts in the clauses that gave the level (`require` for confirmed, `likely` for
     likely): their other causes are the rivals; a support's are not."""
-    role = (m.Role.REQUIRED if raw is m.Level.CONFIRMED else m.Role.LIKELY).value
+    role = (Role.REQUIRED if raw is Level.CONFIRMED else Role.LIKELY).value
     return [f for f in v.facts if role in f.roles]
 
 
@@ -245,7 +247,7 @@ def judge(verdicts: list[Verdict]) -> None:
     by_id = {v.id: v for v in verdicts}
 
     for v in verdicts:
-        raw = m.Level(v.clause_level)
+        raw = Level(v.clause_level)
         if raw not in LEVELS:
             continue
         mine = {msg for f in v.facts for msg in f.messages}
@@ -254,7 +256,7 @@ def judge(verdicts: list[Verdict]) -> None:
             """A rival fits when its clauses reach a level on something beyond the very
             messages this case reads: one that fits through them alone is no rival."""
             other = by_id.get(case_id)
-            if other is None or m.Level(other.clause_level) not in LEVELS:
+            if other is None or Level(other.clause_level) not in LEVELS:
                 return False
             return any(
                 f.strength in (DECISIVE, OWN) or (f.strength == SHARED and set(f.messages) - mine)
@@ -271,7 +273,7 @@ def judge(verdicts: list[Verdict]) -> None:
             told = [f for f in v.facts if f.strength in (DECISIVE, OWN)]
             _cap(
                 v,
-                m.Level.POSSIBLE,
+                Level.POSSIBLE,
                 "possible, not likely: "
                 + (
                     f"{_names(told)} is what the user says, not what a program printed"
@@ -282,7 +284,7 @@ def judge(verdicts: list[Verdict]) -> None:
                 fitting,
             )
             continue
-        if raw is not m.Level.CONFIRMED:
+        if raw is not Level.CONFIRMED:
             continue
         lines = _lines(v)
         # the independent fact is machine output too: the user's words never corroborate
@@ -304,7 +306,7 @@ def judge(verdicts: list[Verdict]) -> None:
         if not showing:
             _cap(
                 v,
-                m.Level.LIKELY,
+                Level.LIKELY,
                 f"likely, not confirmed: {_names(positive)} describes the setup; nothing "
                 "printed shows the failure itself",
                 [],
@@ -312,7 +314,7 @@ def judge(verdicts: list[Verdict]) -> None:
         elif not any(_independent(d, o, lines) for d in showing for o in machine if o is not d):
             _cap(
                 v,
-                m.Level.LIKELY,
+                Level.LIKELY,
                 f"likely, not confirmed: only {_names(showing)} shows it; nothing "
                 "independent beside it",
                 [],
@@ -320,13 +322,13 @@ def judge(verdicts: list[Verdict]) -> None:
         elif open_rivals:
             _cap(
                 v,
-                m.Level.LIKELY,
+                Level.LIKELY,
                 "likely, not confirmed: nothing rules out " + _rivals(open_rivals, by_id),
                 open_rivals,
             )
 
 
-def _cap(v: Verdict, level: m.Level, reason: str, standing: list[str]) -> None:
+def _cap(v: Verdict, level: Level, reason: str, standing: list[str]) -> None:
     v.level = level.value
     v.matched = level in LEVELS
     v.confidence = "medium" if v.matched else "low"

@@ -3,10 +3,14 @@
 
 from __future__ import annotations
 
-from dsl import model as m
+from typing import TYPE_CHECKING
+
 from kb.match.context import Context
 from kb.match.kinds import EVALUATORS
 from kb.match.results import QueryResult
+
+if TYPE_CHECKING:  # a warm run evaluates the snapshot's records (kb.cache.records)
+    from dsl import model as m
 
 
 def evaluate(q: m.Query, ctx: Context) -> QueryResult:

@@ -9,25 +9,26 @@ so this costs no second scan.
 
 from __future__ import annotations
 
-from pydantic import BaseModel, Field
+from dataclasses import dataclass, field
 
 from dsl.catalogue.index import message_index, messages_in
 from kb.evidence.facts import EvidenceLine
-from kb.match.results import Verdict
+from kb.match.results import Result, Verdict
 
 MAX_LINES = 2000  # lines looked at
 MAX_SHOWN = 8  # messages reported
 UNKNOWN = "unknown"
 
 
-class KnownMessage(BaseModel):
+@dataclass(kw_only=True)
+class KnownMessage(Result):
     """A line the catalogue knows, and what it can and cannot say."""
 
     id: str
     means: str
     role: str
     line: EvidenceLine
-    causes: list[str] = Field(default_factory=list)  # case ids; "unknown" = others exist
+    causes: list[str] = field(default_factory=list)  # case ids; "unknown" = others exist
     tell_apart: str = ""  # a command that would separate the causes, when one is known
 
 

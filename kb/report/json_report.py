@@ -18,15 +18,17 @@ and, on each match and possible candidate, `level_words`, `needs` (the condition
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from dsl.compiler import KnowledgeBase
 from kb.evidence.facts import EvidenceLine
 from kb.evidence.inputs import shown_name
 from kb.match.diagnose import Diagnosis
 from kb.match.results import Verdict
 from kb.report.model import Ask, Candidate, Fix, Report, build
 from kb.report.shown_path import shown_command, shown_in
+
+if TYPE_CHECKING:  # a warm run reports from the snapshot's records (kb.cache.records)
+    from dsl.compiler import KnowledgeBase
 
 
 def _line(query: str, ln: EvidenceLine) -> dict[str, Any]:

@@ -9,15 +9,17 @@ inside a list item is indented line by line, so CommonMark and GitHub keep it in
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from dsl.compiler import KnowledgeBase
 from kb.evidence.inputs import shown_name
 from kb.evidence.lazy_pattern import lazy
 from kb.match.diagnose import Diagnosis
 from kb.report.model import CLAUSE_WORDS, STATE_WORDS, Ask, Candidate, Fix, Report, build
 from kb.report.shown_path import shown_command
 from kb.report.terminal import evidence_for_terminal
+
+if TYPE_CHECKING:  # a warm run reports from the snapshot's records (kb.cache.records)
+    from dsl.compiler import KnowledgeBase
 
 
 def _fence(text: str, lang: str = "", indent: str = "") -> list[str]:

@@ -10,10 +10,9 @@ the case apart from what could rule it out, and only what can be collected under
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from dsl import model as m
-from dsl.compiler import KnowledgeBase
+from dsl.choices import LOG_KINDS, Role
 from dsl.explain import describe_query
 from kb.evidence.facts import EvidenceLine
 from kb.match.diagnose import Diagnosis
@@ -24,6 +23,10 @@ from kb.report.shapes import Ask, Candidate, Fix, FixStep, Need, Report, Shown
 from kb.report.tried import tried_by
 from kb.site.describe import expr as expr_words
 from kb.site.describe import refs
+
+if TYPE_CHECKING:  # a warm run reports from the snapshot's records (kb.cache.records)
+    from dsl import model as m
+    from dsl.compiler import KnowledgeBase
 
 CLAUSE_WORDS = {
     "require": "needs",
@@ -70,7 +73,7 @@ class _Builder:
 
     def notes_only(self, case_id: str, name: str) -> bool:
         q = self.query(case_id, name)
-        return isinstance(q, m.LogQuery) and q.sources == NOTES_ONLY
+        return q is not None and q.kind in LOG_KINDS and q.sources == NOTES_ONLY  # type: ignore[attr-defined]
 
     # ----------------------------------------------------------------- one candidate
     def needs(self, v: Verdict) -> list[Need]:
@@ -128,7 +131,7 @@ class _Builder:
         rule_out_names: set[str] = set()  # queries of a rule_out clause that holds
         if compiled is not None:
             for c, result in zip(compiled.case.condition.clauses, v.clauses, strict=False):
-                if c.role is m.Role.RULING_OUT and result.truth is Truth.TRUE:
+                if c.role is Role.RULING_OUT and result.truth is Truth.TRUE:
                     rule_out_names |= refs(c.expr)
         missing, against = [], []
         for reason in v.against_reasons:

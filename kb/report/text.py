@@ -13,9 +13,8 @@ import re
 import shutil
 import sys
 import textwrap
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
-from dsl.compiler import KnowledgeBase
 from kb.evidence.facts import EvidenceLine
 from kb.evidence.inputs import shown_name
 from kb.evidence.lazy_pattern import lazy
@@ -24,6 +23,9 @@ from kb.report.model import CLAUSE_WORDS, STATE_WORDS, Ask, Candidate, Fix, Repo
 from kb.report.shown_path import shown_command
 from kb.report.terminal import evidence_for_terminal as _e
 from kb.report.terminal import safe_for_terminal
+
+if TYPE_CHECKING:  # a warm run reports from the snapshot's records (kb.cache.records)
+    from dsl.compiler import KnowledgeBase
 
 FIRST_SCREEN = 24
 SHOWN_LINES = 4  # evidence lines per candidate below the first screen (all with verbose)

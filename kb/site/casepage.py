@@ -373,7 +373,7 @@ def decides_details(case: m.Case) -> Md:
     out.append("")
     for q in case.queries:
         out.append(
-            f"- {escape.code(q.name)} ({describe.KIND_WORDS.get(q.kind, q.kind)}): "
+            f"- {escape.code(q.name)} ({describe.kind_words().get(q.kind, q.kind)}): "
             f"{plain.sentence(q)}"
         )
     return Md("\n".join(out))

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from pydantic import TypeAdapter
 
 from dsl.compiler import KnowledgeBase, load_knowledge_base
 from kb.match.diagnose import Diagnosis, diagnose_bundle, read_bundle
@@ -63,7 +64,7 @@ def _base(tmp: str) -> tuple[KnowledgeBase, dict[str, Any], dict[str, Any]]:
     none.mkdir(exist_ok=True)
     (none / "rank0.log").write_text(NONE_LOG, encoding="utf-8")
     dumps = [
-        diagnose_bundle(kb, read_bundle(kb, str(folder), workers=1)).model_dump(by_alias=True)
+        diagnose_bundle(kb, read_bundle(kb, str(folder), workers=1)).model_dump()
         for folder in (MATCH, none)
     ]
     return kb, dumps[0], dumps[1]
@@ -95,9 +96,12 @@ def _swapped(dump: Any, text: str, file: str) -> Any:
     return dump
 
 
+_DIAGNOSIS = TypeAdapter(Diagnosis)  # a dataclass: pydantic rebuilds it from its dump
+
+
 def _diagnoses(base: _Quiet, text: str, file: str) -> list[Diagnosis]:
     _, match, none = base.value
-    return [Diagnosis.model_validate(_swapped(d, text, file)) for d in (match, none)]
+    return [_DIAGNOSIS.validate_python(_swapped(d, text, file)) for d in (match, none)]
 
 
 def _shape(md: str) -> list[tuple[list[str], int, int]]:

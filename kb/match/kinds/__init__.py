@@ -7,10 +7,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from dsl.kinds import QueryKind
-from dsl.kinds import registered as registered_language
 from kb.match.context import Context
 from kb.match.kinds import (
     collectives,
@@ -24,6 +22,9 @@ from kb.match.kinds import (
     topology,
 )
 from kb.match.results import QueryResult
+
+if TYPE_CHECKING:  # a warm `kb diagnose` reads records, not the language's models
+    from dsl.kinds import QueryKind
 
 Evaluator = Callable[[Any, Context], QueryResult]
 
@@ -45,6 +46,8 @@ EVALUATORS: dict[str, Evaluator] = {
 @contextmanager
 def registered(kind: QueryKind, evaluator: Evaluator) -> Iterator[QueryKind]:
     """A whole kind, language and evaluator, added for the duration of a block (a test's toy)."""
+    from dsl.kinds import registered as registered_language
+
     with registered_language(kind):
         EVALUATORS[kind.name] = evaluator
         try:

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from dsl.kinds.collectives import CollectivesQuery
 from kb.match.context import MAX_LINES, Context
 from kb.match.regex import search
 from kb.match.results import QueryResult, Truth
+
+if TYPE_CHECKING:  # a warm run evaluates the snapshot's records (kb.cache.records)
+    from dsl.kinds.collectives import CollectivesQuery
 
 # Ranks of one process group cannot drift far apart: every collective waits for all of
 # them, so a rank runs at most a few (asynchronously enqueued) collectives ahead. Watchdog

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
-from dsl.kinds.env import EnvQuery
+from typing import TYPE_CHECKING
+
 from kb.evidence.facts import EvidenceLine
 from kb.match.context import Context
 from kb.match.regex import search
 from kb.match.results import QueryResult, Truth
+
+if TYPE_CHECKING:  # a warm run evaluates the snapshot's records (kb.cache.records)
+    from dsl.kinds.env import EnvQuery
 
 
 def evaluate(q: EnvQuery, ctx: Context) -> QueryResult:

@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 from collections import Counter
+from typing import TYPE_CHECKING
 
-from dsl.kinds.base import Scope
-from dsl.kinds.log import LogQuery
+from dsl.choices import Scope
 from kb.evidence.facts import EvidenceLine
 from kb.evidence.selection import WORDS_ONLY, glob_ok, quoted_parts
 from kb.match.context import MAX_LINES, NO_RANK, Context
 from kb.match.regex import search
 from kb.match.results import QueryResult, Truth
 from kb.scan.regexes import extract
+
+if TYPE_CHECKING:  # a warm run evaluates the snapshot's records (kb.cache.records)
+    from dsl.kinds.log import LogQuery
+
 
 # A user's own words and their scripts are not tool output: "no linkdown in syslog" must not
 # count as a link-down line, nor `print("Preparing models")` as a run that got there. Such

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
-from dsl.kinds.package import PackageQuery
 from kb.evidence.facts import EvidenceLine
 from kb.match.context import Context
 from kb.match.results import QueryResult, Truth
+
+if TYPE_CHECKING:  # a warm run evaluates the snapshot's records (kb.cache.records)
+    from dsl.kinds.package import PackageQuery
 
 
 def _version_ok(version: str, spec: str) -> bool | None:

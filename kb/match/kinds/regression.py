@@ -7,13 +7,18 @@ only when nothing else names a version.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
-from dsl.kinds.regression import KnownRegression, RegressionQuery
 from kb.evidence.facts import EvidenceLine
 from kb.match.context import Context
 from kb.match.results import QueryResult, Truth
+
+if TYPE_CHECKING:  # a warm run evaluates the snapshot's records (kb.cache.records)
+    from dsl.kinds.regression import KnownRegression, RegressionQuery
+
 
 # The wheels that carry a component, as pip names them (canonical form).
 WHEELS: dict[str, tuple[str, ...]] = {

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import dataclasses
+from typing import TYPE_CHECKING
 
-from dsl.kinds.base import Scope
-from dsl.kinds.stack import StackQuery
+from dsl.choices import Scope
 from kb.evidence.facts import EvidenceLine
 from kb.match.context import MAX_LINES, NO_RANK, Context
 from kb.match.regex import search
 from kb.match.results import QueryResult, Truth
+
+if TYPE_CHECKING:  # a warm run evaluates the snapshot's records (kb.cache.records)
+    from dsl.kinds.stack import StackQuery
 
 
 def evaluate(q: StackQuery, ctx: Context) -> QueryResult:
