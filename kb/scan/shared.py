@@ -62,11 +62,9 @@ class Shared:
 
     def __init__(self, inner: Any, members: list[list[int]], n: int) -> None:
         self.inner, self.members, self.n = inner, members, n
-        self.unique_of = [0] * n
         self.entries_of: list[list[int]] = [[] for _ in range(n)]  # a pattern's entries
         for u, group in enumerate(members):
             for i in group:
-                self.unique_of[i] = u
                 self.entries_of[i].append(u)
 
     def _muted(self, muted: set[int] | None) -> set[int] | None:
@@ -74,9 +72,10 @@ class Shared:
         the scanner drops the muted patterns' own)."""
         if not muted:
             return None
+        entries_of = self.entries_of  # every entry of a pattern, not only its last one
         out = {
             u
-            for u in {self.unique_of[i] for i in muted if 0 <= i < self.n}
+            for u in {u for i in muted if 0 <= i < self.n for u in entries_of[i]}
             if all(i in muted for i in self.members[u])
         }
         return out or None
