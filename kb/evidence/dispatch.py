@@ -169,12 +169,14 @@ class _Door:
         counts = self.found.counts
         if buf is None or self.ctx.file_rank is not None or not counts:
             return
+        enough = self.enough
         ready = {  # keys some rank has counted enough of: only they may be muted
-            key: limit
-            for key, limit in self.enough.items()
-            if counts.get(key) and max(counts[key].values()) >= limit
+            key: enough[key]
+            for key, counter in counts.items()
+            if key in enough and counter and max(counter.values()) >= enough[key]
         }
-        ranks = block_ranks(buf, end) if ready else None
+        known = {r for key in ready for r in counts[key]}  # the ranks counted so far
+        ranks = block_ranks(buf, end, known) if ready else None
         if not ranks:
             return
         indexes, keys = mutable(ranks, counts, ready, self.case_indexes)
