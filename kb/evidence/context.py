@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kb.evidence.facts import EvidenceLine, Facts
-from kb.evidence.fastpath import RANK_BYTES, RANK_LETTERS
+from kb.evidence.fastpath import RANK_BYTES, RANK_LETTERS, prefix_rank
 from kb.evidence.limits import Limits
 from kb.evidence.ranks import (
     GREP_HINTS,
@@ -65,6 +65,16 @@ class Line:
         )
 
 
+class _Counted:
+    """A line whose rank was read from its `[rankN]:` prefix (`fastpath.prefix_rank`) and
+    counted in `line_ranks`: decoded only if a source asks for it, and not counted again."""
+
+    __slots__ = ("rank", "raw")
+
+    def __init__(self, raw: bytes, rank: int) -> None:
+        self.raw, self.rank = raw, rank
+
+
 def evidence_line(
     file: str, line: int, rank: int | None, text: str, timestamp: str | None, source: str
 ) -> EvidenceLine:
@@ -96,12 +106,26 @@ class FileContext:
     world_sizes: set[int] = field(default_factory=set)
     line_ranks: Counter[int] = field(default_factory=Counter)
     _pending: list[tuple[int, EvidenceLine]] = field(default_factory=list)
-    _cache: tuple[int, Line] | None = None
+    _cache: tuple[int, Line | _Counted] | None = None
 
     def line(self, no: int, raw: bytes | str) -> Line:
         """Decodes and attributes a line (cached: several sources may look at the same one)."""
-        if self._cache is not None and self._cache[0] == no:
-            return self._cache[1]
+        cache = self._cache
+        if cache is not None and cache[0] == no:
+            found = cache[1]
+            if isinstance(found, Line):
+                return found
+            line = self._decode(no, found.raw)  # its rank is counted already (rank_of)
+            self._cache = (no, line)
+            return line
+        line = self._decode(no, raw)
+        if line.explicit_rank and line.rank is not None:
+            self.line_ranks[line.rank] += 1
+        self._cache = (no, line)
+        return line
+
+    def _decode(self, no: int, raw: bytes | str) -> Line:
+        """The line read and attributed; `line` counts the rank it names and caches it."""
         text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw
         text = text.rstrip("\r\n")
         # a line pasted from `grep -H` (`logs/rank3.log:12:…`): its path is the file's, as if
@@ -135,11 +159,7 @@ class FileContext:
             rank = self.pid_ranks.get(pid)
         if rank is None and ("Id[" in body or "localRank[" in body):
             rank = device_rank(body)
-        if explicit and rank is not None:
-            self.line_ranks[rank] += 1
-        line = Line(no, text, body, rank, _UNSET, pid, explicit)
-        self._cache = (no, line)
-        return line
+        return Line(no, text, body, rank, _UNSET, pid, explicit)
 
     def only_file_rank(self, raw: bytes | str) -> bool:
         """True when the line's rank can only be the file's. With a file rank, `line` takes
@@ -153,11 +173,18 @@ class FileContext:
         return RANK_BYTES not in raw.lower()
 
     def rank_of(self, no: int, raw: bytes | str) -> int | None:
-        """`self.line(no, raw).rank`, without decoding when `only_file_rank` says it may."""
+        """`self.line(no, raw).rank`, without decoding when `only_file_rank` says it may, or
+        when the line's only rank prefix says it (`prefix_rank`: a console's counted lines)."""
         if self._cache is not None and self._cache[0] == no:
             return self._cache[1].rank
         if self.only_file_rank(raw):
             return self.file_rank
+        if isinstance(raw, bytes):
+            rank = prefix_rank(raw)
+            if rank is not None:
+                self.line_ranks[rank] += 1  # as `line` counts a rank the line names
+                self._cache = (no, _Counted(raw, rank))
+                return rank
         return self.line(no, raw).rank
 
     def evidence(self, line: Line, source: str) -> EvidenceLine:

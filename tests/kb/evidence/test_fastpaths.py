@@ -63,6 +63,43 @@ def test_rank_of_agrees_with_line_attribution() -> None:
                 assert slow.line(no + 100, text).rank == file_rank, raw
 
 
+PREFIXED = [
+    b"[rank3]:[default3]:{'loss': 1.2} step=4", b"[rank3]:[rank4]: the last prefix wins",
+    b"[rank12]: says [RANK4] later", b"[rank03]:(Worker pid=9) h:9:1 [0] NCCL INFO x",
+    b"[rank1]: \xff\xfe not utf-8", b"[rank1]:\xc2\xa0[rank5]: x", b"[rank7]:", b"[rank7]:\r",
+    b"[rank1]:a.log:3: x", b"[rank2]: [Rank 5] Watchdog caught", b"[rank1234567890]: x",
+    b"[rank5]:[default1]: RankID:4", b"[rank0]: deviceLogicId[4] entry", b"[ranks3]: x",
+]  # fmt: skip
+
+
+def test_a_rank_read_from_the_prefix_is_the_decoded_lines_rank_counted_once() -> None:
+    """rank_of, then line, on the same and on later lines: the same lines, ranks and counts
+    as line alone (a later source may still decode a line whose rank was read raw)."""
+    for file_rank in (None, 2):
+        fast = FileContext("x.log", PathHints(), Limits(), file_rank=file_rank)
+        slow = FileContext("x.log", PathHints(), Limits(), file_rank=file_rank)
+        for no, raw in enumerate(PREFIXED * 2, start=1):
+            assert fast.rank_of(no, raw) == fast.rank_of(no, raw) == slow.line(no, raw).rank
+            if no % 3:  # some lines are decoded after their rank was read, some never
+                assert repr(fast.line(no, raw)) == repr(slow.line(no, raw)), raw
+        assert fast.line_ranks == slow.line_ranks, file_rank
+        assert fast.line_ranks[3] and fast.line_ranks[7]  # ranks read from the prefix alone
+
+
+def test_a_console_lines_rank_is_read_without_decoding_it(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """The lines a case pattern only counts, past its first ones, in a console of many
+    ranks: decoding each was most of the Python time of the console's first blocks."""
+    import kb.evidence.context as context
+
+    def no_decoding(text: str) -> None:
+        raise AssertionError(f"decoded {text!r}")
+
+    monkeypatch.setattr(context, "strip_prefixes", no_decoding)
+    ctx = FileContext("console.log", PathHints(), Limits())
+    assert ctx.rank_of(1, b"[rank3]:[default3]:{'loss': 1.25} step=7") == 3
+    assert ctx.line_ranks == {3: 1}
+
+
 def test_progress_matcher_agrees_with_python_re() -> None:
     import re
 
