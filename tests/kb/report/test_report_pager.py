@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import os
 import pty
+import select
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[3]
@@ -22,22 +24,30 @@ def _on_a_terminal(tmp_path: Path, *extra: str) -> tuple[Path, bytes]:
                COLUMNS="100", NO_COLOR="1")  # fmt: skip
     env.pop("LESS", None)
     main, child = pty.openpty()
+    screen = b""
     try:
-        proc = subprocess.run([*KB, *extra], cwd=REPO, env=env, stdout=child,
-                              stderr=subprocess.PIPE, timeout=300)  # fmt: skip
+        # read the terminal while kb writes to it: a pseudo-terminal holds a few KB only, and
+        # a report longer than that would block kb in write() until something reads it
+        proc = subprocess.Popen([*KB, *extra], cwd=REPO, env=env, stdout=child,
+                                stderr=subprocess.PIPE)  # fmt: skip
         os.close(child)
-        screen = b""
-        while True:
-            try:
-                chunk = os.read(main, 65536)
-            except OSError:
+        deadline = time.monotonic() + 300
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([main], [], [], 1.0)
+            if ready:
+                try:
+                    chunk = os.read(main, 65536)
+                except OSError:  # EIO: the last writer closed the terminal
+                    break
+                if not chunk:
+                    break
+                screen += chunk
+            elif proc.poll() is not None:
                 break
-            if not chunk:
-                break
-            screen += chunk
+        stderr = proc.communicate(timeout=max(1.0, deadline - time.monotonic()))[1]
     finally:
         os.close(main)
-    assert proc.returncode == 0, proc.stderr
+    assert proc.returncode == 0, stderr
     return kept, screen
 
 
