@@ -15,6 +15,7 @@ the model needs no change here; a method the runtime calls on a loaded case does
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from dsl.choices import Severity
@@ -125,6 +126,46 @@ def record_class(model: str, frozen: bool) -> type[Record]:
     return found
 
 
+_PLAIN = (str, int, float, bool, type(None))
+_NOT_MINE = object()  # what a leaf converter returns for a value it does not convert
+
+
+def _copied(value: Any, convert: Callable[[Any], Any]) -> Any:
+    """A copy of container `value` with `convert` applied to its items, or `_NOT_MINE`."""
+    if isinstance(value, list):
+        return [convert(v) for v in value]
+    if isinstance(value, tuple):
+        return tuple(convert(v) for v in value)
+    if isinstance(value, dict):
+        return {k: convert(v) for k, v in value.items()}
+    if isinstance(value, set | frozenset):
+        return type(value)(convert(v) for v in value)
+    return _NOT_MINE
+
+
+def _copy_tree(root: Any, convert_object: Callable[[Any, Callable[[Any], Any]], Any]) -> Any:
+    """`root` with its lists, tuples, dicts and sets copied and each object `convert_object`
+    knows made anew (it gets the value and this walk, for the object's own fields); plain
+    values and anything else kept. An object met twice is converted once and shared."""
+    done: dict[int, Any] = {}
+
+    def convert(value: Any) -> Any:
+        if isinstance(value, _PLAIN):
+            return value
+        key = id(value)
+        if key in done:
+            return done[key]
+        out = convert_object(value, convert)
+        if out is _NOT_MINE:
+            out = _copied(value, convert)
+        if out is _NOT_MINE:
+            return value  # an enumeration member (dsl.choices) or another plain value
+        done[key] = out
+        return out
+
+    return convert(root)
+
+
 def to_records(root: Any) -> Any:
     """`root` with every pydantic object in it made a record (containers copied, other values
     kept), and every source position (`dsl.span.Span`) one shared empty record. Only the
@@ -137,41 +178,24 @@ def to_records(root: Any) -> Any:
 
     empty_span = record_class("dsl.span.Span", frozen=True)()
     empty_span.__dict__.update(Span().__dict__)
-    done: dict[int, Any] = {}
 
-    def convert(value: Any) -> Any:
-        if isinstance(value, str | int | float | bool | type(None)):
-            return value
+    def record(value: Any, convert: Callable[[Any], Any]) -> Any:
         if type(value) is Span:
             return empty_span
-        key = id(value)
-        if key in done:
-            return done[key]
-        out: Any
-        if isinstance(value, BaseModel):
-            model = type(value)
-            cls = record_class(
-                f"{model.__module__}.{model.__qualname__}",
-                frozen=bool(model.model_config.get("frozen")),
-            )
-            out = object.__new__(cls)
-            out.__dict__.update({k: convert(v) for k, v in value.__dict__.items()})
-            if isinstance(value, Query):  # its line for the report, made with its kind
-                out.__dict__["_explained"] = describe_query(value)
-        elif isinstance(value, list):
-            out = [convert(v) for v in value]
-        elif isinstance(value, tuple):
-            out = tuple(convert(v) for v in value)
-        elif isinstance(value, dict):
-            out = {k: convert(v) for k, v in value.items()}
-        elif isinstance(value, set | frozenset):
-            out = type(value)(convert(v) for v in value)
-        else:
-            return value  # an enumeration member (dsl.choices) or another plain value
-        done[key] = out
+        if not isinstance(value, BaseModel):
+            return _NOT_MINE
+        model = type(value)
+        cls = record_class(
+            f"{model.__module__}.{model.__qualname__}",
+            frozen=bool(model.model_config.get("frozen")),
+        )
+        out = object.__new__(cls)
+        out.__dict__.update({k: convert(v) for k, v in value.__dict__.items()})
+        if isinstance(value, Query):  # its line for the report, made with its kind
+            out.__dict__["_explained"] = describe_query(value)
         return out
 
-    return convert(root)
+    return _copy_tree(root, record)
 
 
 def to_models(root: Any) -> Any:
@@ -180,31 +204,12 @@ def to_models(root: Any) -> Any:
     (`kb test`, `kb eval`, `kb export`, ...); the shared empty position becomes one `Span()`."""
     import importlib
 
-    done: dict[int, Any] = {}
+    def model(value: Any, convert: Callable[[Any], Any]) -> Any:
+        if not isinstance(value, Record):
+            return _NOT_MINE
+        module, _, name = value._model.rpartition(".")
+        cls = getattr(importlib.import_module(module), name)
+        state = {k: convert(v) for k, v in vars(value).items() if not k.startswith("_")}
+        return cls.model_construct(**state)
 
-    def convert(value: Any) -> Any:
-        if isinstance(value, str | int | float | bool | type(None)):
-            return value
-        key = id(value)
-        if key in done:
-            return done[key]
-        out: Any
-        if isinstance(value, Record):
-            module, _, name = value._model.rpartition(".")
-            model = getattr(importlib.import_module(module), name)
-            state = {k: convert(v) for k, v in vars(value).items() if not k.startswith("_")}
-            out = model.model_construct(**state)
-        elif isinstance(value, list):
-            out = [convert(v) for v in value]
-        elif isinstance(value, tuple):
-            out = tuple(convert(v) for v in value)
-        elif isinstance(value, dict):
-            out = {k: convert(v) for k, v in value.items()}
-        elif isinstance(value, set | frozenset):
-            out = type(value)(convert(v) for v in value)
-        else:
-            return value
-        done[key] = out
-        return out
-
-    return convert(root)
+    return _copy_tree(root, model)
