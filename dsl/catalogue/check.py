@@ -8,6 +8,7 @@ from collections.abc import Iterator
 
 from dsl import runtime
 from dsl.catalogue import model as cm
+from dsl.catalogue.negation import affirmed, deniable
 from dsl.diagnostics import Diagnostic, Severity
 
 
@@ -31,6 +32,14 @@ def _finds(pattern: re.Pattern[str], text: str) -> bool:
     """As the scanner would: its byte engine when the runtime is installed, else Python's."""
     scanned = runtime.scanner_matches(pattern.pattern, bool(pattern.flags & re.IGNORECASE), text)
     return scanned if scanned is not None else pattern.search(text) is not None
+
+
+def _says(pattern: re.Pattern[str], text: str, words_id: str) -> bool:
+    """Whether the user's `text` says the idea `pattern` names, as the matcher reads notes:
+    found, and for an event not only where it is denied ("nothing hung")."""
+    if not _finds(pattern, text):
+        return False
+    return not deniable([words_id]) or affirmed(pattern, text)
 
 
 def _message(msg: cm.Message, case_ids: set[str] | None) -> Iterator[Diagnostic]:
@@ -104,14 +113,14 @@ def _words(words: cm.Words) -> Iterator[Diagnostic]:
         else:
             compiled.append(found)
     for sample in words.samples:
-        if compiled and not any(_finds(p, sample) for p in compiled):
+        if compiled and not any(_says(p, sample, words.id) for p in compiled):
             yield Diagnostic.at(
                 words.span,
                 f"the sample {sample!r} of {where} matches none of its phrasings",
                 code="catalogue/sample-unmatched",
             )
     for unlike in words.unlike:
-        hits = [p.pattern for p in compiled if _finds(p, unlike)]
+        hits = [p.pattern for p in compiled if _says(p, unlike, words.id)]
         if hits:
             yield Diagnostic.at(
                 words.span,

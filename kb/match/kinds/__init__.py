@@ -17,6 +17,7 @@ from kb.match.kinds import (
     log,
     package,
     regression,
+    said,
     source,
     stack,
     topology,
@@ -31,7 +32,7 @@ Evaluator = Callable[[Any, Context], QueryResult]
 EVALUATORS: dict[str, Evaluator] = {
     "log": log.evaluate,
     "message": log.evaluate,  # a catalogued message is a log query with the catalogue's pattern
-    "said": log.evaluate,  # the user's words: a log query over their notes
+    "said": said.evaluate,  # the user's words: a log query over their notes, denials left out
     "package": package.evaluate,
     "regression": regression.evaluate,
     "env": env.evaluate,

@@ -15,6 +15,7 @@ from kb.scan.regexes import extract
 
 if TYPE_CHECKING:  # a warm run evaluates the snapshot's records (kb.cache.records)
     from dsl.kinds.log import LogQuery
+    from kb.evidence.reader import PatternHits
 
 
 # A user's own words and their scripts are not tool output: "no linkdown in syslog" must not
@@ -54,7 +55,9 @@ def _quoted_hits(q: LogQuery, ctx: Context) -> list[EvidenceLine]:
     return out
 
 
-def evaluate(q: LogQuery, ctx: Context) -> QueryResult:
+def evaluate(q: LogQuery, ctx: Context, hits: PatternHits | None = None) -> QueryResult:
+    """The query's truth from its scan hits (`hits` in place of the scan's own when a kind
+    has already set some aside: `said` drops the lines that deny what they name)."""
     eligible = [f.path for f in ctx.facts.files if _file_ok(ctx, f.path, q)]
     quoted = _quoted_hits(q, ctx)
     if not eligible and not quoted:
@@ -66,7 +69,8 @@ def evaluate(q: LogQuery, ctx: Context) -> QueryResult:
         return QueryResult(
             name=q.name, kind=q.kind, truth=Truth.UNKNOWN, detail=f"no {what} were handed over"
         )
-    hits = ctx.bundle.hits.get(f"{ctx.case_id}/{q.name}")
+    if hits is None:
+        hits = ctx.bundle.hits.get(f"{ctx.case_id}/{q.name}")
     per_rank: Counter[int] = Counter()
     lines: list[EvidenceLine] = []
     at_least = False  # some file stopped counting at the pattern's `enough`

@@ -114,6 +114,13 @@ def test_the_users_words_are_read_in_either_language(catalogue: None, tmp_path: 
     assert plain.get("hang", "false") != "true"
 
 
+def test_words_that_deny_an_event_do_not_say_it(catalogue: None, tmp_path: Path) -> None:
+    denied = "No training step ran; nothing hung. It does not hang with one GPU.\n训练没有卡住\n"
+    assert _diagnose(tmp_path, {"rank0.log": NEW, "notes.md": denied})["hang"] == "false"
+    both = "It never crashed, but hangs at step 3.\n"
+    assert _diagnose(tmp_path, {"rank0.log": NEW, "notes.md": both})["hang"] == "true"
+
+
 def test_a_known_bad_release_is_found_in_the_logged_version(
     catalogue: None, tmp_path: Path
 ) -> None:
