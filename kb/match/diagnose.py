@@ -464,6 +464,12 @@ def diagnose_bundle(kb: KnowledgeBase, bundle: Any, only: str | None = None) -> 
     return diagnosis
 
 
+# A message the catalogue says more causes than this can print (torchrun's "Sending process N
+# closing signal SIGTERM", mpirun's abort banner) follows almost any failure: naming its causes
+# would only crowd the answer. The report still lists it, with what tells the causes apart.
+MAX_CAUSES_NAMED = 6
+
+
 def _named_by_the_catalogue(verdicts: list[Verdict], known: list[KnownMessage]) -> list[Verdict]:
     """Never silent: when no case reached a level but the folder holds catalogued messages,
     the cases the catalogue names among each message's causes are possible, from the message
@@ -472,6 +478,8 @@ def _named_by_the_catalogue(verdicts: list[Verdict], known: list[KnownMessage]) 
     by_id = {v.id: v for v in verdicts if v.level == Level.NONE.value}
     named: dict[str, list[KnownMessage]] = defaultdict(list)
     for k in known:
+        if len([c for c in k.causes if c != ladder.UNKNOWN]) > MAX_CAUSES_NAMED:
+            continue  # printed after almost any failure: it points at none of them
         for case_id in k.causes:
             v = by_id.get(case_id)
             if v is None or any(c.role == "rule_out" and c.truth is Truth.TRUE for c in v.clauses):

@@ -102,3 +102,17 @@ def test_a_message_the_user_quotes_names_its_causes_at_possible(tmp_path: Path) 
     named = [c for c in known.causes if c != "unknown"]
     assert named and set(named) <= {v.id for v in d.possible}
     assert all(v.level == "possible" for v in d.possible)
+
+
+def test_a_message_printed_after_almost_any_failure_names_no_cause(tmp_path: Path) -> None:
+    """torchrun's "closing signal SIGTERM" follows whatever killed a rank: the catalogue lists
+    most causes for it, so it is shown with its meaning but names none of them."""
+    sigterm = (
+        "W0806 20:07:54.552742 148486 torch/distributed/elastic/multiprocessing/api.py:897] "
+        "Sending process 148594 closing signal SIGTERM\n"
+    )
+    (tmp_path / "console.log").write_text("step 1\n" + sigterm, encoding="utf-8")
+    _, _, d = _diagnose(tmp_path)
+    (known,) = [k for k in d.known_messages if k.line.where == "console.log:2"]
+    assert len([c for c in known.causes if c != "unknown"]) > 6
+    assert d.possible == [] and d.matches == []
