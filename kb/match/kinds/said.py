@@ -20,8 +20,10 @@ if TYPE_CHECKING:
 
 def evaluate(q: SaidQuery, ctx: Context) -> QueryResult:
     hits = ctx.bundle.hits.get(f"{ctx.case_id}/{q.name}")
-    program = compiled(q.pattern.pattern, q.pattern.ignore_case)
-    if hits is None or program is None or not deniable(q.words):
+    if not hits or not hits.lines or not deniable(q.words):
+        return log.evaluate(q, ctx)
+    program = compiled(q.pattern.pattern, q.pattern.ignore_case)  # only for a query that hit
+    if program is None:
         return log.evaluate(q, ctx)
     denied = [ln for ln in hits.lines if not affirmed(program, ln.text)]
     return log.evaluate(q, ctx, hits=_without(hits, denied) if denied else hits)
