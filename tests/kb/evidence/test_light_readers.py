@@ -12,6 +12,7 @@ import pytest
 from packaging.utils import canonicalize_name
 
 from kb.evidence.sources.packages import canonical_name
+from kb.evidence.sources.plain_yaml import read_plain
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -46,3 +47,100 @@ def test_reading_package_listings_does_not_import_packaging_utils(tmp_path: Path
         "Package    Version\n---------- -------\ntorch_npu  2.1.0\n"
     )
     assert _imported_after_reading(tmp_path, ("packaging.utils", "packaging.tags")) == []
+
+
+# ------------------------------------------------- accelerate's YAML without ruamel.yaml
+
+
+def _ruamel(text: str) -> object:
+    from ruamel.yaml import YAML
+
+    try:
+        return YAML(typ="safe", pure=True).load(text)
+    except Exception as exc:  # any refusal: then the fast reader must have refused too
+        return f"error: {type(exc).__name__}"
+
+
+def _agrees(text: str) -> None:
+    """`read_plain` either leaves `text` to ruamel or reads what ruamel reads, types included."""
+    fast = read_plain(text)
+    if fast is not None:
+        slow = _ruamel(text)
+        assert fast == slow and repr(fast) == repr(slow), text
+
+
+YAML_FILES = sorted(
+    p
+    for top in ("cases", "examples", "heldout")
+    for pattern in ("*.yaml", "*.yml")
+    for p in (ROOT / top).rglob(pattern)
+    if p.name != "incident.yaml"
+)
+
+
+@pytest.mark.parametrize("path", YAML_FILES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_yaml_of_the_fixtures_is_read_as_ruamel_reads_it(path: Path) -> None:
+    _agrees(path.read_text(encoding="utf-8", errors="replace"))
+
+
+def test_the_example_config_is_read_without_ruamel() -> None:
+    text = (ROOT / "examples/hang-at-eval-8gpu/accelerate_config.yaml").read_text()
+    assert read_plain(text) is not None
+
+
+# scalars YAML 1.2 reads in more than one way, and shapes the fast reader must leave alone
+SCALARS = [
+    "8", "0", "-3", "+3", "007", "0o17", "0x1F", "1_000", "1e3", "1.0", "-1.5", ".5", "1.",
+    "1.0e-3", ".inf", "-.inf", ".nan", "true", "false", "True", "FALSE", "yes", "no", "on",
+    "off", "y", "n", "null", "Null", "NULL", "~", "", "bf16", "LOCAL_MACHINE", "DEEPSPEED",
+    "all", "0,1", "0,1,2,3", "192.168.1.10", "2024-01-02", "12:30", "1:2:3", "a b", "a:b",
+    "a: b", "a #c", "#c", "'no'", "'a''b'", "''", '"x"', '"a\\tb"', '""', "[]", "{}", "[1]",
+    "{a: 1}", "- a", "|", ">", "&a x", "*a", "!!str 1", "=", "<<", "/abs/path", "rel/path",
+    "a.b.c", "v1.2", "main", "static", "none", "None", "NaN", "tpu-v4", "é", "1 ", " 1",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("value", SCALARS)
+def test_a_scalar_is_read_as_ruamel_reads_it_or_left_to_it(value: str) -> None:
+    _agrees(f"key: {value}\n")
+    _agrees(f"outer:\n  key: {value}\nafter: 1\n")
+
+
+SHAPES = [
+    "a: 1\na: 2\n",  # a duplicate key: ruamel's error
+    "a: 1\r\nb: 2\r\n",
+    "a: 1\n\nb: 2\n",
+    "a: 1\n  b: 2\n",
+    "a:\n  b: 1\n c: 2\n",
+    "a:\n    b: 1\n  c: 2\n",
+    "a:\nb: 1\n",
+    "a:\n",
+    "a:\n  b:\n    c: 1\n  d: 2\ne: 3\n",
+    "a:\n- 1\n- 2\n",
+    "# a comment\na: 1\n",
+    "---\na: 1\n",
+    "a: 1\n...\n",
+    "%YAML 1.1\n---\na: yes\n",
+    "\ta: 1\n",
+    "a: 1 # note\n",
+    "1: a\n",
+    "true: a\n",
+    "a-b: 1\n",
+    "a : 1\n",
+    "a:  1\n",
+    "a: 1  \n",
+    "   \n",
+    "",
+    "just text\n",
+]
+
+
+@pytest.mark.parametrize("text", SHAPES)
+def test_a_shape_is_read_as_ruamel_reads_it_or_left_to_it(text: str) -> None:
+    _agrees(text)
+
+
+def test_reading_an_accelerate_config_does_not_import_ruamel(tmp_path: Path) -> None:
+    config = ROOT / "examples/hang-at-eval-8gpu/accelerate_config.yaml"
+    (tmp_path / "accelerate_config.yaml").write_bytes(config.read_bytes())
+    assert _imported_after_reading(tmp_path, ("ruamel.yaml",)) == []
