@@ -144,3 +144,17 @@ def test_reading_an_accelerate_config_does_not_import_ruamel(tmp_path: Path) -> 
     config = ROOT / "examples/hang-at-eval-8gpu/accelerate_config.yaml"
     (tmp_path / "accelerate_config.yaml").write_bytes(config.read_bytes())
     assert _imported_after_reading(tmp_path, ("ruamel.yaml",)) == []
+
+
+def test_a_door_looks_only_through_the_line_sources_patterns() -> None:
+    """Each file's door (kb.evidence.dispatch) is set up from the line sources' part of the
+    owners, kept once per pattern set: the case patterns, most of them, are none of it."""
+    from kb.evidence.patterns import CASE, LogPattern, compile_patterns
+
+    cases = tuple(LogPattern(f"case-{i}", f"word{i} [0-9]+") for i in range(50))
+    compiled = compile_patterns(cases)
+    sources = compiled.source_owners
+    assert sources == {pid: o for pid, o in compiled.owners.items() if o[0] != CASE}
+    assert len(compiled.owners) - len(sources) == 50
+    assert compiled.progress_id in sources
+    assert compiled.source_owners is sources  # kept, not made again per file
