@@ -146,6 +146,13 @@ def test_reading_an_accelerate_config_does_not_import_ruamel(tmp_path: Path) -> 
     assert _imported_after_reading(tmp_path, ("ruamel.yaml",)) == []
 
 
+def test_reading_the_example_imports_none_of_them() -> None:
+    """The bundled example (a pip freeze, an accelerate config, logs): the scan engine's
+    cache key names the machine without `platform`, the readers need neither library."""
+    heavy = ("ruamel.yaml", "packaging.utils", "platform")
+    assert _imported_after_reading(ROOT / "examples" / "hang-at-eval-8gpu", heavy) == []
+
+
 def test_a_door_looks_only_through_the_line_sources_patterns() -> None:
     """Each file's door (kb.evidence.dispatch) is set up from the line sources' part of the
     owners, kept once per pattern set: the case patterns, most of them, are none of it."""
