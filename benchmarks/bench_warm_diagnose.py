@@ -4,6 +4,7 @@
 
 Each run is a fresh process that does what `kb diagnose --evidence EXAMPLE` does, timing each
 phase with the process's CPU clock: the imports, loading the knowledge base (the snapshot),
+building the scan's pattern set (its checked record and engine database, from the cache),
 reading the evidence, running the cases and rendering the text (the knowledge base as
 `kb diagnose` loads it: the snapshot's plain records, kb.cache.records). A first run fills the
 cache (its own, under a temporary folder unless --cache is given) and is not counted. The
@@ -48,11 +49,19 @@ from kb.match.diagnose import diagnose_bundle, read_bundle
 from kb.report.text import write_text
 from kb.evidence.summary import render_summary
 from kb.cli.common import load_kb
+from kb.evidence.reader import LogPattern
+from kb.evidence.filereader import check_patterns
 import argparse
 marks.append(("imports", T()))
 with held_fingerprint():
     kb = load_kb(argparse.Namespace(no_bundled=False, cases=[], no_cache=False), records=True)
     marks.append(("load knowledge", T()))
+    # the set read_bundle builds first (kept per process: read_bundle finds it built)
+    check_patterns(tuple(
+        LogPattern(p.key, p.regex, p.ignore_case, tuple(p.sources), tuple(p.files), p.enough)
+        for p in kb.scan_patterns()
+    ))
+    marks.append(("scan patterns", T()))
     bundle = read_bundle(kb, sys.argv[1], workers=None)
     marks.append(("read evidence", T()))
     diagnosis = diagnose_bundle(kb, bundle, only=None)

@@ -79,7 +79,7 @@ def snapshot_key(roots: Sequence[Path | str]) -> str | None:
             data = path.read_bytes()
         except OSError:
             return None
-        h.update(f"{path.resolve()}\0{len(data)}\0".encode())
+        h.update(f"{path}\0{len(data)}\0".encode())  # resolved by find_case_files
         h.update(hashlib.sha256(data).digest())
     return h.hexdigest()
 

@@ -201,7 +201,7 @@ class _Door:
         """The scanner's counts and tails join the case hits; the last progress line of each
         rank goes to the text-log source."""
         ctx, found, tally, keep = self.ctx, self.found, self.tally, self.tail_cap
-        for key, idxs in self.case_indexes.items():
+        for key, idxs in self.case_indexes.items() if tally.any else ():  # else none counted
             counted = sum(tally.counts[i] for i in idxs)
             if counted:
                 found.counts[key][-1 if ctx.file_rank is None else ctx.file_rank] += counted
@@ -228,11 +228,11 @@ def _line_handler(door: _Door, compiled: Compiled, scanned: PatternSet) -> LineH
     progress_id = compiled.progress_id
     raw_only = {
         pid: (sources[owner], key)
-        for pid, (owner, key) in owners.items()
+        for pid, (owner, key) in compiled.source_owners.items()
         if owner in sources and key in sources[owner].raw_keys
     }
     on_case = _case_handler(door, compiled.enough, scanned)
-    on_source = _source_handler(door, owners)
+    on_source = _source_handler(door, compiled.source_owners)
 
     def on_raw(src: LineSource, key: str, no: int, raw: bytes) -> None:
         if src.name not in fail.stopped:
@@ -321,7 +321,8 @@ def _source_handler(
     door: _Door, owners: dict[int, tuple[str, str]]
 ) -> Callable[[int, str, str, int, bytes, Line | None], Line | None]:
     """A line source's matched line, decoded only when the source will look at it; a
-    suspicious line past the head of the buffer, of the file's own rank, stays raw."""
+    suspicious line past the head of the buffer, of the file's own rank, stays raw.
+    `owners`: the line sources' pattern ids (`Compiled.source_owners`)."""
     ctx, sources, fail = door.ctx, door.sources, door.fail
     suspicious_only = {
         pid

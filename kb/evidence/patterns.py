@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import NamedTuple
 
 from kb.evidence.registry import LINE_SOURCES
@@ -60,9 +60,15 @@ class Compiled:
         default_factory=dict
     )
 
-    @property
+    @cached_property
     def progress_id(self) -> int | None:
-        return next((pid for pid, owner in self.owners.items() if owner == PROGRESS), None)
+        return next((pid for pid, owner in self.source_owners.items() if owner == PROGRESS), None)
+
+    @cached_property
+    def source_owners(self) -> dict[int, tuple[str, str]]:
+        """The line sources' part of `owners`, which each file's door looks through: the
+        case patterns, most of `owners`, are no line source's."""
+        return {pid: owner for pid, owner in self.owners.items() if owner[0] != CASE}
 
     def notes_set(self) -> PatternSet | None:
         """The notes-only case patterns as an RE2 set, built on first use: a notes file is

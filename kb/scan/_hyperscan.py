@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import platform
 from collections.abc import Callable
 from pathlib import Path
 
@@ -35,6 +34,17 @@ def compile_error(expr: bytes, flags: int) -> str | None:
     return None
 
 
+def _machine() -> str:
+    """`platform.machine()` (what it returns on POSIX), without importing `platform`: its
+    import compiles a dozen regexes on every warm `kb diagnose`."""
+    uname = getattr(os, "uname", None)
+    if uname is not None:
+        return str(uname().machine)
+    import platform
+
+    return platform.machine()
+
+
 CACHE_KEEP = 64  # databases kept on disk (each a few hundred KB); the least recently used go
 
 
@@ -43,9 +53,7 @@ def _cache_path(
 ) -> Path | None:
     ids = list(range(len(exprs))) if ids is None else ids
     key = hashlib.sha256(
-        repr(
-            (getattr(hs, "__version__", "?"), platform.machine(), mode, exprs, flags, ids)
-        ).encode()
+        repr((getattr(hs, "__version__", "?"), _machine(), mode, exprs, flags, ids)).encode()
     ).hexdigest()[:32]
     cache = cache_dir()
     return cache / f"{key}.hsdb" if cache else None

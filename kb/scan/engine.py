@@ -25,7 +25,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, BinaryIO, Protocol
 
-from kb.scan import _re2, literals, prepared, shared, subset, syntax
+from kb.scan import _re2, literals, narrowed, prepared, shared, subset, syntax
 from kb.scan.regexes import line_regex, validate_regex
 
 try:
@@ -90,20 +90,32 @@ class PatternSet:
                 for _, rx, _ in self.patterns
             ]
             # RE2 programs cannot be kept on disk: what lets a later run build only those a
-            # small text needs (hyperscan loads its whole database instead)
-            factors = [literals.factor(e) for e in exprs] if self.engine == "re2" else None
+            # small text needs, and of each only the alternatives it may hold (hyperscan
+            # loads its whole database instead). A pattern cut into parts is told by its
+            # alternatives' factors, so it needs none of its own (one parse, not two).
+            parts = factors = None
+            if self.engine == "re2":
+                parts = [narrowed.parts_of(rx) for _, rx, _ in self.patterns]
+                factors = [
+                    literals.factor(e) if p is None else None
+                    for e, p in zip(exprs, parts, strict=True)
+                ]
         else:
-            exprs, verify, alts, factors = record
+            exprs, verify, alts, factors, parts = record
         self.ids: list[int] = [p[0] for p in self.patterns]
         self.index_of: dict[int, int] = {pid: i for i, pid in enumerate(self.ids)}
         # Patterns whose hits must be re-checked on the line alone (see module docstring)
         self.verify: set[int] = set(verify)
         # a first build compiles the whole RE2 set at once, which checks every pattern; a
         # set rebuilt from its record (it passed) may leave that to the first large text
-        known = factors if record is not None else None
-        self.backend: _Backend | None = self._compile(exprs, alts, known) if self.patterns else None
+        known = record is not None
+        self.backend: _Backend | None = (
+            self._compile(exprs, alts, factors if known else None, parts if known else None)
+            if self.patterns
+            else None
+        )
         if record is None and self.patterns:  # only a set that passed every check
-            prepared.store(key, exprs, verify, alts, factors)
+            prepared.store(key, exprs, verify, alts, factors, parts)
 
     def _check(self) -> None:
         """Raise ValueError naming the first pattern no engine may run."""
@@ -127,6 +139,7 @@ class PatternSet:
         exprs: list[str],
         alts: list[list[str]] | None = None,
         factors: prepared.Factors | None = None,
+        parts: prepared.PartsList | None = None,
     ) -> _Backend:
         encoded = [e.encode() for e in exprs]
         hyper = self.engine == "hyperscan" and _hyperscan is not None
@@ -157,7 +170,8 @@ class PatternSet:
             if hyper or factors is None:
                 inner = make(encoded, flags)
             else:
-                inner = _re2.Re2Backend(encoded, flags, [factors[i] for i in order])
+                kept = [parts[i] for i in order] if parts is not None else None
+                inner = _re2.Re2Backend(encoded, flags, [factors[i] for i in order], kept)
             if len(order) == len(self.patterns):
                 return inner
             return shared.Shared(inner, members, len(self.patterns))

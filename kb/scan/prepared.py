@@ -6,9 +6,11 @@ Python, about 15 ms per 100 patterns, and a warm `kb diagnose` builds the same s
 call. The record is keyed by the patterns, the engine and the source of the modules that
 decide the answer (so an edit to the syntax rules re-checks everything); for an RE2 set it
 also holds each pattern's factor (`kb.scan.literals`: the runs one of which every match holds,
-read from a parse that costs more than the rest together); it is plain JSON,
+read from a parse that costs more than the rest together) and, for a pattern of several
+alternatives, each alternative's (`kb.scan.narrowed`); it is plain JSON,
 written whole (temporary file renamed over it), and a record that is unreadable, foreign or
-of the wrong shape is ignored: the set is then checked again, never trusted.
+of the wrong shape is ignored: the set is then checked again, never trusted. (A pattern's
+parts are checked when first used, as most never are; a bad one is not used.)
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from typing import Any
 from kb.cache.files import prune, write_whole
 from kb.scan.literals import well_formed
 
-RECORD_VERSION = 3  # 2: each pattern's engine alternatives; 3: factors (RE2 sets)
+RECORD_VERSION = 4  # 2: each pattern's engine alternatives; 3: factors (RE2 sets); 4: parts
 KEEP = 128  # records kept on disk (each a few KB); the least recently used go
 SUFFIX = ".prep.json"
 
@@ -34,7 +36,9 @@ def code_version() -> str:
     """Hash of the modules whose rules a record stores the outcome of."""
     here = Path(__file__).resolve().parent
     h = hashlib.sha256(str(RECORD_VERSION).encode())
-    for name in ("syntax.py", "regexes.py", "engine.py", "prepared.py", "literals.py", "_re2.py"):
+    names = ("syntax.py", "regexes.py", "engine.py", "prepared.py", "literals.py", "_re2.py",
+             "narrowed.py")  # fmt: skip
+    for name in names:
         try:
             h.update((here / name).read_bytes())
         except OSError:
@@ -63,13 +67,15 @@ def _path(key: str) -> Path | None:
 
 
 Factors = list[Any]  # per pattern, a `kb.scan.literals.Requirement` or None
+PartsList = list[Any]  # per pattern, its `kb.scan.narrowed.Parts` or None
 
 
 def load(
     key: str, count: int
-) -> tuple[list[str], list[int], list[list[str]], Factors | None] | None:
+) -> tuple[list[str], list[int], list[list[str]], Factors | None, PartsList | None] | None:
     """(engine expressions, indexes to re-check on the line, each pattern's alternatives as
-    engine expressions, each expression's factor or None when none was stored) for `count`
+    engine expressions, each expression's factor or None when none was stored, each
+    pattern's parts (`kb.scan.narrowed`) or None when none were stored) for `count`
     patterns, or None when there is no usable record."""
     path = _path(key)
     if path is None:
@@ -100,9 +106,12 @@ def load(
         and all(f is None or well_formed(f) for f in factors)
     ):
         return None
+    parts = doc.get("parts")  # each checked where it is used (`kb.scan._re2`): most never are
+    if parts is not None and not (isinstance(parts, list) and len(parts) == count):
+        return None
     with contextlib.suppress(OSError):
         os.utime(path)  # "recently used" for pruning
-    return exprs, verify, alts, factors
+    return exprs, verify, alts, factors, parts
 
 
 def store(
@@ -111,12 +120,14 @@ def store(
     verify: list[int],
     alts: list[list[str]],
     factors: Factors | None = None,
+    parts: PartsList | None = None,
 ) -> None:
     """Write the record whole, or not at all: a read-only cache only costs speed."""
     path = _path(key)
     if path is None:
         return
-    record = {"key": key, "exprs": exprs, "verify": verify, "alts": alts, "factors": factors}
+    record = {"key": key, "exprs": exprs, "verify": verify, "alts": alts, "factors": factors,
+              "parts": parts}  # fmt: skip
     data = json.dumps(record).encode()
     if write_whole(path, data):
         prune(path.parent, f"*{SUFFIX}", KEEP)

@@ -1,4 +1,5 @@
-"""accelerate config YAML (`default_config.yaml`), read with ruamel's safe loader.
+"""accelerate config YAML (`default_config.yaml`): the shape `accelerate config` writes is read
+by `plain_yaml`, anything else with ruamel's safe loader.
 
 >>> from kb.evidence.context import FileContext
 >>> from kb.evidence.ranks import PathHints
@@ -15,6 +16,7 @@ import re
 
 from kb.evidence.facts import EvidenceLine
 from kb.evidence.sources.base import WholeFileSource
+from kb.evidence.sources.plain_yaml import read_plain
 
 _KEYS = ("compute_environment", "distributed_type", "num_processes", "mixed_precision", "machine_rank",
          "num_machines", "gpu_ids", "main_process_ip", "rdzv_backend", "fsdp_config", "deepspeed_config")  # fmt: skip
@@ -69,17 +71,19 @@ class AccelerateConfigSource(WholeFileSource):
         return 0.5 if hits == 1 and name.endswith((".yaml", ".yml")) else 0.0
 
     def parse(self, text: str) -> None:
-        from ruamel.yaml import YAML  # imported here: only config files need it
-        from ruamel.yaml.error import YAMLError
+        data: object = read_plain(text)  # what `accelerate config` writes: no YAML library
+        if data is None:
+            from ruamel.yaml import YAML  # imported here: only other YAML needs it
+            from ruamel.yaml.error import YAMLError
 
-        try:
-            data = YAML(typ="safe", pure=True).load(text)
-        except (YAMLError, ValueError, TypeError) as exc:
-            self.ctx.facts.suspicious.append(
-                EvidenceLine(file=self.ctx.display, line=1, text=f"YAML not readable: {exc}"[:500],
-                             source=self.name)
-            )  # fmt: skip
-            return
+            try:
+                data = YAML(typ="safe", pure=True).load(text)
+            except (YAMLError, ValueError, TypeError) as exc:
+                self.ctx.facts.suspicious.append(
+                    EvidenceLine(file=self.ctx.display, line=1,
+                                 text=f"YAML not readable: {exc}"[:500], source=self.name)
+                )  # fmt: skip
+                return
         if isinstance(data, dict):
             try:
                 plain = _plain(data)

@@ -26,17 +26,30 @@ _LIST_HEADER = lazy(r"^Package\s+Version\b", re.M)
 _DASHES = lazy(r"^-{3,}\s+-{3,}", re.M)
 
 
+def canonical_name(name: str) -> str:
+    """A package name normalized per PEP 503 (`re.sub(r"[-_.]+", "-", name).lower()`), as
+    `packaging.utils.canonicalize_name` does it. Not imported from there: `packaging.utils`
+    imports `packaging.tags`, and with it `subprocess`, `logging` and `platform` (20 ms of a
+    warm `kb diagnose`, for one line of string work).
+
+    >>> canonical_name("Torch_NPU"), canonical_name("oslo..concurrency"), canonical_name("a-_.b")
+    ('torch-npu', 'oslo-concurrency', 'a-b')
+    """
+    value = name.lower().replace("_", "-").replace(".", "-")
+    while "--" in value:
+        value = value.replace("--", "-")
+    return value
+
+
 def add_capture(
     ctx: FileContext, tool: str, rows: list[tuple[str, str, int]]
 ) -> PackageCapture | None:
     """Stores (name, version, line) rows as one capture, names canonicalized."""
     if not rows:
         return None
-    from packaging.utils import canonicalize_name  # only here: it costs 20 ms of start-up
-
     cap = PackageCapture(file=ctx.display, tool=tool)
     for name, version, line in rows:
-        key = str(canonicalize_name(name))
+        key = canonical_name(name)
         if key in cap.packages:
             continue  # the first mention wins (collect_env names torch twice)
         cap.packages[key] = version
