@@ -17,6 +17,7 @@ in the search results, best first; the full-text results follow. `score()` is th
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from dataclasses import dataclass
@@ -114,8 +115,15 @@ def _python(p: CasePattern) -> re.Pattern[str] | None:
     for letter, flag in (("i", re.I), ("m", re.M), ("s", re.S)):
         if letter in p.flags:
             flags |= flag
+    return _compiled(p.source, flags)
+
+
+@functools.cache
+def _compiled(source: str, flags: int) -> re.Pattern[str] | None:
+    """Each case pattern compiled once: the cases hold more patterns than `re`'s own cache
+    (512), so scoring a line against every case recompiled them all, every line."""
     try:
-        return re.compile(p.source, flags)
+        return re.compile(source, flags)
     except re.error:
         return None
 
@@ -157,6 +165,7 @@ def _nested_repeat(items: Any, inside: bool = False) -> bool:
     return False
 
 
+@functools.cache  # parsing a pattern is the slow part of scoring a line against every case
 def browser_safe(source: str) -> bool:
     """Whether a backtracking engine (the browser's) runs the pattern in bounded time.
 
