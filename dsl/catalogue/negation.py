@@ -22,7 +22,7 @@ _CLAUSE_END = re.compile(
 _EN_NEGATOR = re.compile(r"(?:no|not|nothing|never|none|neither|nor|without|cannot|\w+n't)", re.I)
 _WORDS_BEFORE = 3
 # Chinese negators right before the words: 没有卡住, 没卡死, 并未挂起, 不会卡住, 未出现死锁
-_ZH_NEGATED = re.compile(r"(?:没有|没|并未|未|不会|不再|并没有|无)(?:出现|发生|遇到|再)?\s*$")
+_ZH_NEGATED = re.compile(r"(?:没有|没|并未|未|不会|不再|无)(?:出现|发生|遇到|再)?\s*$")
 
 
 def denied(text: str, start: int) -> bool:
@@ -50,6 +50,6 @@ def deniable(word_ids: Iterable[str]) -> bool:
 
 
 def affirmed(program: Any, text: str) -> bool:
-    """Whether `program` (an `re` or RE2 pattern: anything with `finditer`) finds the idea in `text` at least once
-    without a denial just before it."""
+    """Whether `program` (an `re` or RE2 pattern: anything with `finditer`) finds the idea in
+    `text` at least once without a denial just before it."""
     return any(not denied(text, m.start()) for m in program.finditer(text))

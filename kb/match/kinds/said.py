@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
 def evaluate(q: SaidQuery, ctx: Context) -> QueryResult:
     hits = ctx.bundle.hits.get(f"{ctx.case_id}/{q.name}")
-    if not hits or not hits.lines or not deniable(q.words):
+    if hits is None or not hits.lines or not deniable(q.words):
         return log.evaluate(q, ctx)
     program = compiled(q.pattern.pattern, q.pattern.ignore_case)  # only for a query that hit
     if program is None:
