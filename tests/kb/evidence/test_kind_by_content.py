@@ -91,3 +91,28 @@ def test_a_programs_help_text_is_output_though_it_reads_as_sentences() -> None:
     """Open MPI prints its refusals as paragraphs: the file opens with a catalogued message,
     so it is the program's, not the user's words."""
     assert classify(HELP_TEXT, "error.txt") != "notes"
+
+
+def test_kb_evidence_knows_the_catalogue_without_loading_the_cases(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """`kb evidence` reads a folder without loading the cases: the reader must still ask the
+    bundled catalogue, or an error file of messages with no log shape (libfabric's EFA abort,
+    prov/efa) is taken for the user's notes there and for output by `kb diagnose`."""
+    import json
+    import subprocess
+    import sys
+
+    (tmp_path / "error.txt").write_text(
+        "Libfabric EFA provider has encountered an internal error:\n\n"
+        "Libfabric error: (-12) Cannot allocate memory\n"
+        "EFA internal error: (4112) Failure to post internal receive buffers\n\n"
+        "Your application will now abort().\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "kb.cli.main", "evidence", "--format", "json", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    kinds = {f["path"]: f["kind"] for f in json.loads(done.stdout)["facts"]["files"]}
+    assert kinds == {"error.txt": "text-log"}
