@@ -1,0 +1,1 @@
+deepspeed stage3_test.py

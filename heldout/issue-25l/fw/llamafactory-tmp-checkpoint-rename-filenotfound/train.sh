@@ -1,0 +1,31 @@
+deepspeed --include="localhost:2,3,4,5,6,7" --master_port=9902  src/train_bash.py \
+    --model_name_or_path  /data/basemodels/Qwen-14B-Chat/ \
+    --dataset data_12013_46055 \
+    --stage sft \
+    --flash_attn \
+    --shift_attn \
+    --neftune_noise_alpha 5 \
+    --do_train \
+    --do_eval \
+    --val_size 0.01 \
+    --evaluation_strategy steps \
+    --eval_steps 400 \
+    --finetuning_type lora \
+    --lora_rank 16 \
+    --lora_target all \
+    --deepspeed deepspeed.json \
+    --template qwen \
+    --overwrite_cache \
+    --overwrite_output_dir \
+    --per_device_train_batch_size 2 \
+    --gradient_accumulation_steps 4 \
+    --lr_scheduler_type cosine \
+    --logging_steps 10 \
+    --learning_rate 1e-4 \
+    --gradient_checkpointing \
+    --num_train_epochs 20 \
+    --save_strategy epoch \
+	--save_only_model \
+    --plot_loss \
+    --fp16 \
+    --output_dir /data/model/finetune_model/qwen_14b_chat_lora_1214

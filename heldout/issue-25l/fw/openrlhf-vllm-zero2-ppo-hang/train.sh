@@ -1,0 +1,32 @@
+ray job submit --address="http://127.0.0.1:8265" \
+    --runtime-env-json='{"working_dir": "/openrlhf", "pip": "/openrlhf/requirements.txt"}' \
+    -- python3 examples/train_ppo_ray.py \
+    --ref_num_nodes 1 \
+    --ref_num_gpus_per_node 1 \
+    --reward_num_nodes 1 \
+    --reward_num_gpus_per_node 1 \
+    --critic_num_nodes 1 \
+    --critic_num_gpus_per_node 1 \
+    --actor_num_nodes 1 \
+    --actor_num_gpus_per_node 4 \
+    --pretrain openchat/openchat_3.5 \
+    --reward_pretrain  openchat/openchat_3.5 \
+    --critic_pretrain openchat/openchat_3.5 \
+    --save_path /openrlhf/examples/scripts/ckpt/starling_7b \
+    --micro_train_batch_size 4 \
+    --train_batch_size 128 \
+    --micro_rollout_batch_size 16 \
+    --rollout_batch_size 256 \
+    --max_epochs 1 \
+    --prompt_max_len 1024 \
+    --generate_max_len 1024 \
+    --zero_stage 2 \
+    --bf16 \
+    --actor_learning_rate 2e-7 \
+    --critic_learning_rate 3e-6 \
+    --init_kl_coef 0.001 \
+    --prompt_data  Open-Orca/OpenOrca,Dahoas/full-hh-rlhf \
+    --prompt_data_probs 1 \
+    --max_samples 256 \
+    --actor_init_on_gpu \
+    --adam_offload \

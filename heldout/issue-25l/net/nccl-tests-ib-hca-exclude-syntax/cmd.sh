@@ -1,0 +1,1 @@
+NCCL_DEBUG=INFO UCX_NET_DEVICES=mlx5_1:1,mlx5_11:1,mlx5_13:1,mlx5_3:1,mlx5_5:1,mlx5_7:1,mlx5_10:1,mlx5_12:1,mlx5_16:1,mlx5_18:1,mlx5_4:1,mlx5_6:1,mlx5_0:1,mlx5_2:1 UCX_TLS=ud NCCL_IB_HCA='^=mlx5_8,^=mlx5_14' srun --mpi=pmix all_reduce_perf -b 8 -e 128M -f 2 -g 1 -t 1
