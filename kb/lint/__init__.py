@@ -11,7 +11,7 @@ from __future__ import annotations
 from dsl import model as m
 from dsl.diagnostics import Diagnostic, Severity
 from kb.lint.base import Rule
-from kb.lint.catalogued import CataloguedMessagePattern
+from kb.lint.catalogued import CataloguedMessagePattern, DecisiveMessageNotRead
 from kb.lint.conventions import FixtureNameNotKebabCase, TagNotKebabCase, UnknownComponent
 from kb.lint.drafts import GenericEvidence
 from kb.lint.fixtures import (
@@ -49,6 +49,7 @@ RULES: dict[str, type[Rule]] = {
         FixtureNameNotKebabCase,
         UnpairedTranslation,
         CataloguedMessagePattern,
+        DecisiveMessageNotRead,
         NeverConfirmed,
         ProofWithoutOwnFact,
     )

@@ -50,3 +50,34 @@ class CataloguedMessagePattern(Rule):
                     help=f"read the fact instead: `evidence {q.name}: message {{ id {hit[0]} }}`"
                     " (with `where [...]` for conditions on its fields)",
                 )
+
+
+class DecisiveMessageNotRead(Rule):
+    """The catalogue says a message is decisive for this case (only its cause prints it), so
+    the case must read it: otherwise a folder holding that message, and nothing else of the
+    case's, names no case at all, though the catalogue knows exactly which one it is."""
+
+    code: ClassVar[str] = "lint/decisive-message-not-read"
+    severity: ClassVar[Severity] = Severity.WARNING
+    description: ClassVar[str] = (
+        "A catalogued message decisive for this case is not read by any of its message queries."
+    )
+
+    def check(self, case: m.Case, cases: list[m.Case]) -> Iterator[Diagnostic]:
+        from dsl.kinds.message import MessageQuery
+
+        read = {ident for q in case.queries if isinstance(q, MessageQuery) for ident in q.messages}
+        unread = sorted(
+            message.id
+            for message in registry.current().messages.values()
+            if message.decisive and case.id in message.causes and message.id not in read
+        )
+        if unread:
+            shown = ", ".join(f"`{i}`" for i in unread[:4]) + (" …" if len(unread) > 4 else "")
+            yield self.report(
+                case.span,
+                f"the catalogue calls {shown} decisive for this case, and the case does not read "
+                + ("it" if len(unread) == 1 else "them"),
+                help="add the id to the message query that proves the cause (or correct the "
+                "message's `causes` in the catalogue if it is not this case's)",
+            )
