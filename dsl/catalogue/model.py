@@ -41,6 +41,7 @@ EMITTERS = (
     "sglang",
     "ray",
     "python",
+    "rust",
     "kubernetes",
     "docker",
     "nvidia-container",
