@@ -6,7 +6,8 @@ Each run is a fresh process that does what `kb diagnose --evidence EXAMPLE` does
 phase with the process's CPU clock: the imports, loading the knowledge base (the snapshot),
 building the scan's pattern set (its checked record and engine database, from the cache),
 reading the evidence, running the cases and rendering the text (the knowledge base as
-`kb diagnose` loads it: the snapshot's plain records, kb.cache.records). A first run fills the
+`kb diagnose` loads it: the snapshot's plain records, kb.cache.records; and as it runs from the
+shell, kb.cli.one_shot: no cyclic collector, no teardown). A first run fills the
 cache (its own, under a temporary folder unless --cache is given) and is not counted. The
 table gives the median and best CPU seconds of each phase, the whole process's CPU from
 os.wait4 (interpreter start-up included), and which heavy modules a warm run loads (the
@@ -44,6 +45,8 @@ DRIVER = """
 import time, sys, io, json
 T = time.process_time
 marks = [("start", T())]
+from kb.cli import one_shot  # as `kb diagnose` from the shell: no collector, no teardown
+one_shot.begin()
 from dsl.catalogue.load import held_fingerprint
 from kb.match.diagnose import diagnose_bundle, read_bundle
 from kb.report.text import write_text
@@ -74,6 +77,7 @@ with held_fingerprint():
 phases = {b: tb - ta for (_, ta), (b, tb) in zip(marks, marks[1:])}
 heavy = [m for m in sys.argv[2].split(",") if m in sys.modules]
 sys.stderr.write("\\nPHASES " + json.dumps({"phases": phases, "heavy": heavy}) + "\\n")
+one_shot.exit_now(0)
 """
 
 

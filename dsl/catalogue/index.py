@@ -11,7 +11,7 @@ so that a change to how it is built rebuilds it.
 from __future__ import annotations
 
 import hashlib
-import json
+import marshal
 import re
 from collections import Counter
 from dataclasses import asdict, dataclass, field
@@ -60,13 +60,23 @@ class MessageIndex:
     messages: list[IndexedMessage] = field(default_factory=list)
     prefilter: StoredPrefilter | None = None
 
-    def to_json(self) -> bytes:
-        return json.dumps(asdict(self), ensure_ascii=False, separators=(",", ":")).encode()
+    def to_bytes(self) -> bytes:
+        """A SHA-256 of the body, then the body: the fields, marshalled (it was JSON, ~7 ms of
+        a warm `kb diagnose` to decode; marshal reads the same in a third of that, and the
+        hash keeps a cut or corrupt file from being decoded at all)."""
+        body = marshal.dumps(asdict(self))
+        return _MAGIC + hashlib.sha256(body).hexdigest().encode() + b"\n" + body
 
     @classmethod
-    def from_json(cls, data: bytes) -> MessageIndex:
-        """The index as `to_json` wrote it; KeyError, TypeError or ValueError otherwise."""
-        raw = json.loads(data)
+    def from_bytes(cls, data: bytes) -> MessageIndex:
+        """The index as `to_bytes` wrote it; KeyError, TypeError or ValueError otherwise."""
+        digest, _, body = data.removeprefix(_MAGIC).partition(b"\n")
+        if not data.startswith(_MAGIC) or hashlib.sha256(body).hexdigest().encode() != digest:
+            raise ValueError("not an index this module wrote")
+        try:
+            raw = marshal.loads(body)
+        except EOFError as exc:
+            raise ValueError(str(exc)) from exc
         stored = raw.get("prefilter")
         return cls(
             fingerprint=str(raw["fingerprint"]),
@@ -75,7 +85,8 @@ class MessageIndex:
         )
 
 
-INDEX_VERSION = 5  # bumped when the index is built differently (its cache name carries it)
+INDEX_VERSION = 6  # bumped when the index is built differently (its cache name carries it)
+_MAGIC = b"kb-message-index\n"  # 6: marshal under a hash, not JSON
 _LEADING_ANY = re.compile(r"^(?:\(\?:\.\*\??\)|\.\*\??)+")
 # a leading text field that a line may also start without (template.py's line-start cut)
 _LEADING_OPTIONAL_ANY = "(?:(?:.*?)\\s+|^[ \\t]*)"
@@ -241,20 +252,20 @@ def message_index() -> MessageIndex:
 def _read_or_build(fingerprint: str) -> MessageIndex:
     path = (
         cache_dir()
-        / f"catalogue-index-v{INDEX_VERSION}.{TEMPLATE_VERSION}-{fingerprint[:32] or 'none'}.json"
+        / f"catalogue-index-v{INDEX_VERSION}.{TEMPLATE_VERSION}-{fingerprint[:32] or 'none'}.marshal"
     )
     try:
-        cached = MessageIndex.from_json(path.read_bytes())
+        cached = MessageIndex.from_bytes(path.read_bytes())
         if cached.fingerprint == fingerprint:
             if cached.prefilter is None or cached.prefilter.code != _code_version():
                 # built by another version of this module: build the prefilter again, once
                 cached.prefilter = _stored(_build_prefilter(cached.messages))
-                write_cache_file(path, cached.to_json())
+                write_cache_file(path, cached.to_bytes())
             return cached
     except (OSError, KeyError, TypeError, ValueError, AttributeError):
         pass
     index = build()
-    write_cache_file(path, index.to_json())
+    write_cache_file(path, index.to_bytes())
     return index
 
 

@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from dsl.catalogue import remembered
+
 if TYPE_CHECKING:  # imported where used: a warm `kb diagnose` only asks for the fingerprint
     from dsl.catalogue import model as cm
     from dsl.diagnostics import Diagnostic
@@ -193,11 +195,15 @@ def default_fingerprint() -> str:
     signature = _stat_signature(roots)
     if _last_fingerprint is not None and _last_fingerprint[0] == signature:
         return _last_fingerprint[1]
-    found = fingerprint(catalogue_files(roots))
     newest = max((s[2] for s in signature if len(s) == 4 and isinstance(s[2], int)), default=0)
     # a file written in the last 2 s may be rewritten within the clock's granularity with
     # the same size (git's "racily clean" case): such a signature is not trusted
     racy = time.time_ns() - newest < RACY_NS
+    found = None if racy else remembered.recall(signature)  # an earlier process's answer
+    if found is None:
+        found = fingerprint(catalogue_files(roots))
+        if not racy:
+            remembered.remember(signature, found)
     _last_fingerprint = None if racy else (signature, found)
     return found
 

@@ -5,13 +5,14 @@ cache only ever costs speed, never an error."""
 from __future__ import annotations
 
 import os
-import tempfile
 from pathlib import Path
 
 
 def write_whole(target: Path, data: bytes) -> bool:
     """Write `data` to `target` through a temporary file renamed over it; False when the
     cache folder cannot be written."""
+    import tempfile  # only to write: a warm run reads its caches (the import was ~2 ms)
+
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")

@@ -57,7 +57,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="text format on a terminal: print straight even when the report is longer than "
         "the screen (default: through $KB_PAGER, $PAGER or less, as git does)",
     )
-    p.set_defaults(func=run)
+    p.set_defaults(func=run, one_shot=True)  # kb.cli.one_shot: no collector, no teardown
 
 
 def run(args: argparse.Namespace) -> int:

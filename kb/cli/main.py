@@ -107,12 +107,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help(sys.stderr)
         return 2
+    one_shot = argv is None and getattr(args, "one_shot", False)
+    if one_shot:  # the process's own command line, for a command that asked (kb.cli.one_shot)
+        from kb.cli import one_shot as process
+
+        process.begin()
     try:
-        return int(args.func(args))
+        code = int(args.func(args))
     except KeyboardInterrupt:
-        return 130
+        code = 130
     except BrokenPipeError:
-        return 0
+        code = 0
+    if one_shot:
+        process.exit_now(code)
+    return code
 
 
 if __name__ == "__main__":

@@ -30,7 +30,6 @@ from kb.evidence.merge import (
     package_conflicts,
 )
 from kb.evidence.ranks import PathHints
-from kb.evidence.stdin import spool_stdin
 
 __all__ = ["EvidenceBundle", "LogPattern", "PatternHits", "read_evidence"]
 
@@ -90,6 +89,8 @@ def _read_evidence(
     check_patterns(pats)
     skipped: list[SkippedFile] = []
     if str(path) == STDIN:
+        from kb.evidence.stdin import spool_stdin  # tempfile, gzip: only for stdin
+
         root = "<stdin>"
         tasks = [spool_stdin(limits, skipped)]
         workers = 1

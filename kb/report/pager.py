@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 import shlex
 import shutil
-import subprocess
 from typing import TextIO
 
 
@@ -42,6 +41,8 @@ def write_paged(text: str, stream: TextIO, *, allowed: bool = True) -> None:
     if words is None or text.count("\n") < shutil.get_terminal_size().lines:
         stream.write(text)
         return
+    import subprocess  # only to start a pager: its import was ~3 ms of every report
+
     stream.flush()
     env = dict(os.environ)
     env.setdefault("LESS", "FRX")

@@ -61,3 +61,32 @@ def test_blocks_nest_and_release_on_error(extra: Path) -> None:
         assert load._held == outer
         raise RuntimeError("the command failed")
     assert load._held is None
+
+
+def test_a_later_process_takes_the_stored_fingerprint_until_a_file_changes(
+    extra: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 27: hashing the catalogue was ~15 ms of every warm `kb diagnose`; its value is
+    kept for the files' stat signature (`dsl.catalogue.remembered`)."""
+    monkeypatch.setenv("KB_CACHE_DIR", str(tmp_path / "cache"))
+    path = extra / "extra.kb"
+
+    def settle() -> None:  # written long enough ago not to be racily clean
+        st = path.stat()
+        os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns - 10_000_000_000))
+
+    settle()
+    hashed: list[int] = []
+    real = load.fingerprint
+    monkeypatch.setattr(load, "fingerprint", lambda files: hashed.append(1) or real(files))
+    monkeypatch.setattr(load, "_last_fingerprint", None)
+    first = load.default_fingerprint()
+    monkeypatch.setattr(load, "_last_fingerprint", None)  # as a new process starts
+    assert load.default_fingerprint() == first
+    assert len(hashed) == 1
+    path.write_text("# changed\n", encoding="utf-8")
+    settle()
+    monkeypatch.setattr(load, "_last_fingerprint", None)
+    changed = load.default_fingerprint()
+    assert changed != first and len(hashed) == 2
+    assert changed == real(load.catalogue_files(load.default_roots()))

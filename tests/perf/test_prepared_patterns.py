@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -37,32 +38,43 @@ def _record(folder: Path) -> Path:
 
 def test_a_checked_set_is_recorded_and_reused(_cache: Path) -> None:
     first = _hits(PatternSet(PATTERNS, engine="re2"))
-    record = json.loads(_record(_cache).read_text())
-    assert len(record["exprs"]) == len(PATTERNS)
-    assert 1 in record["verify"]  # `\s` can consume a newline: re-checked on the line
+    _record(_cache)
     key = prepared.record_key(tuple(PATTERNS), "re2")
-    assert prepared.load(key, len(PATTERNS)) is not None
+    record = prepared.load(key, len(PATTERNS))
+    assert record is not None
+    exprs, verify = record[0], record[1]
+    assert len(exprs) == len(PATTERNS)
+    assert 1 in verify  # `\s` can consume a newline: re-checked on the line
     assert _hits(PatternSet(PATTERNS, engine="re2")) == first
     assert first == [(1, [0]), (2, [1]), (4, [2]), (5, [1])]
 
 
+def _foreign(blob: bytes) -> bytes:
+    return prepared.MAGIC + b"someone-else" + blob[blob.index(b"\n", len(prepared.MAGIC)) :]
+
+
+def _tampered(blob: bytes) -> bytes:  # the right header, a body its hash does not match
+    return blob[:-1] + bytes([blob[-1] ^ 1])
+
+
 @pytest.mark.parametrize(
-    "content",
+    "corrupt",
     [
-        b"\x00\xffnot json",
-        b"",
-        b'{"key": "someone-else", "exprs": ["a", "b", "c"], "verify": []}',
-        None,  # right key, but a verify index out of range
-        b"[1, 2, 3]",
+        lambda blob: b"\x00\xffnot a record",
+        lambda blob: b"",
+        lambda blob: blob[: len(blob) // 2],  # cut short
+        _foreign,
+        _tampered,
+        lambda blob: json.dumps({"exprs": ["a", "b", "c"], "verify": [7]}).encode(),  # the old JSON
     ],
 )
-def test_a_corrupt_or_foreign_record_is_ignored(_cache: Path, content: bytes | None) -> None:
+def test_a_corrupt_or_foreign_record_is_ignored(
+    _cache: Path, corrupt: Callable[[bytes], bytes]
+) -> None:
     expected = _hits(PatternSet(PATTERNS, engine="re2"))
     path = _record(_cache)
     key = prepared.record_key(tuple(PATTERNS), "re2")
-    if content is None:
-        content = json.dumps({"key": key, "exprs": ["a", "b", "c"], "verify": [7]}).encode()
-    path.write_bytes(content)
+    path.write_bytes(corrupt(path.read_bytes()))
     assert prepared.load(key, len(PATTERNS)) is None
     assert _hits(PatternSet(PATTERNS, engine="re2")) == expected  # rebuilt, no crash
     assert prepared.load(key, len(PATTERNS)) is not None  # and written again, whole

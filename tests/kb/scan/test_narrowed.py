@@ -106,8 +106,6 @@ def test_the_parts_are_recorded_and_bad_ones_are_not_used(
     """The parts live in the pattern set's record (kb.scan.prepared): read back, they give
     the same hits; a part that is not what `parts_of` writes is not used (the whole pattern
     is), and a parts list of the wrong length makes the record unusable (rebuilt)."""
-    import json
-
     from kb.scan import prepared
 
     monkeypatch.setenv("KB_CACHE_DIR", str(tmp_path))
@@ -125,13 +123,11 @@ def test_the_parts_are_recorded_and_bad_ones_are_not_used(
     record = prepared.load(key, len(patterns))
     assert record is not None and record[4] is not None and record[4][0] is not None
     assert hits(PatternSet(patterns, engine="re2")) == expected  # narrowed, from the record
-    path = next((tmp_path / "scan").glob(f"*{prepared.SUFFIX}"))
-    doc = json.loads(path.read_text())
-    doc["parts"][0] = bad
-    path.write_text(json.dumps(doc))
+    exprs, verify, alts, factors, parts = record
+    prepared.store(key, exprs, verify, alts, factors, [bad, *parts[1:]])
+    assert prepared.load(key, len(patterns)) is not None
     assert hits(PatternSet(patterns, engine="re2")) == expected  # the whole pattern instead
-    doc["parts"] = doc["parts"][:1]
-    path.write_text(json.dumps(doc))
+    prepared.store(key, exprs, verify, alts, factors, parts[:1])
     assert prepared.load(key, len(patterns)) is None
     assert hits(PatternSet(patterns, engine="re2")) == expected  # rebuilt
     assert prepared.load(key, len(patterns)) is not None
