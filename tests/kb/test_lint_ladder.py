@@ -7,10 +7,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from toy_catalogue import installed
 
 from dsl.api import load_cases
-from dsl.catalogue import registry
-from dsl.catalogue.load import load_catalogue
 from kb.lint import lint_cases
 
 CATALOGUE = """
@@ -51,12 +50,7 @@ RULES = ["lint/ladder-never-confirmed", "lint/ladder-proof-without-own-fact"]
 
 @pytest.fixture
 def catalogue(tmp_path: Path) -> Iterator[None]:
-    folder = tmp_path / "catalogue"
-    folder.mkdir()
-    (folder / "toy.kb").write_text(CATALOGUE, encoding="utf-8")
-    loaded = load_catalogue([folder], with_env=False)
-    assert loaded.diagnostics == []
-    with registry.use(loaded.catalogue):
+    with installed(tmp_path, CATALOGUE):
         yield
 
 
