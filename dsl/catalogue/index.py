@@ -233,7 +233,11 @@ def message_index() -> MessageIndex:
     """The index for the installed catalogue: from the cache when its fingerprint matches.
 
     Read once per process and catalogue: the file is ~1 MB of JSON (0.3 s to validate), and
-    the ladder, the reader and the report each ask for it."""
+    the ladder, the reader and the report each ask for it. A command that never loads the
+    cases (`kb evidence`) has installed no catalogue: importing `dsl.casefiles` installs the
+    bundled one, as loading the cases would."""
+    import dsl.casefiles  # noqa: F401
+
     fingerprint = registry.fingerprint()
     if fingerprint in _loaded:
         return _loaded[fingerprint]

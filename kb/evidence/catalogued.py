@@ -46,7 +46,6 @@ def is_catalogued_message(line: str) -> bool:
     text = line.strip()
     if not MIN_LINE <= len(text) <= MAX_LINE:
         return False
-    import dsl.casefiles  # noqa: F401  installs the bundled catalogue when no command has
     from dsl.catalogue.index import compiled, message_index, messages_in  # only when asked
 
     for entry in messages_in(text, message_index().messages):
