@@ -1,0 +1,3 @@
+[root@pod-1458388014826762240 ~]# export LMCACHE_MAX_LOCAL_CPU_SIZE=72
+[root@pod-1458388014826762240 ~]# 
+[root@pod-1458388014826762240 ~]# python     -m vllm.entrypoints.openai.api_server     --port 8010     --model /workspace/cache/ai-ops/models/Qwen/Qwen3-8B/     --enforce-eager     --tensor-parallel-size 2    --trust-remote-code     --disable-log-requests     --block-size 128     --rope-scaling '{"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 32768}'     --max-model-len 32768     --kv-transfer-config '{"kv_connector":"LMCacheAscendConnectorV1Dynamic","kv_role":"kv_both", "kv_connector_module_path":"lmcache_ascend.integration.vllm.lmcache_ascend_connector_v1"}' 

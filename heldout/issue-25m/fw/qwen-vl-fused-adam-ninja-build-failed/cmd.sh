@@ -1,0 +1,1 @@
+sh finetune/finetune_lora_ds.sh
