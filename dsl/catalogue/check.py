@@ -15,6 +15,7 @@ from dsl.diagnostics import Diagnostic, Severity
 def check_catalogue(catalogue: cm.Catalogue, case_ids: set[str] | None) -> Iterator[Diagnostic]:
     for message in catalogue.messages.values():
         yield from _message(message, case_ids)
+        yield from _after(message, catalogue)
     for words in catalogue.words.values():
         yield from _words(words)
     for regression in catalogue.regressions.values():
@@ -96,6 +97,28 @@ def _message(msg: cm.Message, case_ids: set[str] | None) -> Iterator[Diagnostic]
                     code="unknown-case",
                     help="a case id from cases/, or `unknown`",
                 )
+
+
+def _after(msg: cm.Message, catalogue: cm.Catalogue) -> Iterator[Diagnostic]:
+    """`after` joins lines of one emitter's one failure: each id must be another message of
+    the same emitter (another emitter's line about it is a second observer, not the same one)."""
+    for other_id in msg.after:
+        other = catalogue.messages.get(other_id)
+        if other_id == msg.id or other is None or other.emitter != msg.emitter:
+            problem = (
+                "itself"
+                if other_id == msg.id
+                else "no message"
+                if other is None
+                else f"a message of `{other.emitter}`, not `{msg.emitter}`"
+            )
+            yield Diagnostic.at(
+                msg.span,
+                f"message `{msg.id}` is printed after `{other_id}`, which is {problem}",
+                code="catalogue/bad-after",
+                help="`after` names other messages of the same emitter, printed on the same "
+                "failure before this one",
+            )
 
 
 def _words(words: cm.Words) -> Iterator[Diagnostic]:

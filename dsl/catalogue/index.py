@@ -43,6 +43,7 @@ class IndexedMessage:
     pattern: str  # every wording, one regex (fields as plain groups)
     literal: str = ""  # a plain run every wording shares, lowercased ("" = none)
     literals: list[str] = field(default_factory=list)  # each wording's own run ("" = none)
+    after: list[str] = field(default_factory=list)  # printed on its way, in one failure
 
 
 @dataclass(kw_only=True)
@@ -85,7 +86,7 @@ class MessageIndex:
         )
 
 
-INDEX_VERSION = 6  # bumped when the index is built differently (its cache name carries it)
+INDEX_VERSION = 7  # bumped when the index is built differently (its cache name carries it)
 _MAGIC = b"kb-message-index\n"  # 6: marshal under a hash, not JSON
 _LEADING_ANY = re.compile(r"^(?:\(\?:\.\*\??\)|\.\*\??)+")
 # a leading text field that a line may also start without (template.py's line-start cut)
@@ -203,6 +204,7 @@ def build() -> MessageIndex:
                 pattern="|".join(f"(?:{r})" for r in regexes),
                 literal=_shared_literal(required),
                 literals=_literals(required),
+                after=list(message.after),
             )
         )
     out.prefilter = _stored(_build_prefilter(out.messages))
@@ -251,6 +253,34 @@ def message_index() -> MessageIndex:
             _Prefilter({g: tuple(p) for g, p in stored.by_gram.items()}, frozenset(stored.always)),
         )
     return index
+
+
+def failure_of() -> dict[str, str]:
+    """Each message joined by `after` to others, mapped to the one failure they print (the
+    first id of the group, sorted): lines of one emitter's one failure are one fact. Messages
+    with no `after` on either side are left out."""
+    index = message_index()
+    cached = _failures.get(index.fingerprint)
+    if cached is not None:
+        return cached
+    parent: dict[str, str] = {}
+
+    def root(x: str) -> str:
+        while parent.setdefault(x, x) != x:
+            x = parent[x]
+        return x
+
+    for m in index.messages:
+        for other in m.after:
+            a, b = root(m.id), root(other)
+            if a != b:
+                parent[max(a, b)] = min(a, b)
+    _failures.clear()
+    _failures[index.fingerprint] = out = {x: root(x) for x in parent}
+    return out
+
+
+_failures: dict[str, dict[str, str]] = {}
 
 
 def _read_or_build(fingerprint: str) -> MessageIndex:

@@ -30,6 +30,13 @@ MESSAGE = BlockSpec(
         Field("role", WORD, "decisive (one cause), shared or context.", choices=cm.ROLES),
         Field("causes", WORDS, "Case ids that can print it; `unknown` for causes no case has."),
         Field("see", STRINGS, "Documentation of the message (URLs)."),
+        Field(
+            "after",
+            WORDS,
+            "Messages the same emitter prints on its way to this one, in one failure (the "
+            "call whose error it reports, an earlier line of the same warning): together "
+            "they are one fact, never two.",
+        ),
     ),
     blocks=("fields", "wording", "sample"),
 )
@@ -159,6 +166,7 @@ class CatalogueLowerer(Lowerer):
             wordings=wordings,
             samples=samples,
             see=values.get("see") or [],
+            after=values.get("after") or [],
             span=block.span,
         )
 

@@ -86,6 +86,8 @@ class Message(Node):
     wordings: list[Wording] = Field(default_factory=list)
     samples: list[Sample] = Field(default_factory=list)
     see: list[str] = Field(default_factory=list)
+    # messages the same emitter prints on its way to this one, in one failure: one fact
+    after: list[str] = Field(default_factory=list)
 
     @property
     def decisive(self) -> bool:

@@ -198,11 +198,24 @@ def _lines(v: Verdict) -> dict[str, frozenset[tuple[str, int]]]:
 def _independent(
     a: LadderFact, b: LadderFact, lines: dict[str, frozenset[tuple[str, int]]]
 ) -> bool:
-    """Two facts stand apart: other lines, and not copies of one message."""
+    """Two facts stand apart: other lines, not copies of one message, and not two lines of
+    one emitter's one failure (the catalogue's `after`)."""
     la, lb = lines.get(a.query, frozenset()), lines.get(b.query, frozenset())
     if la and lb and (la <= lb or lb <= la):
         return False
-    return not (a.messages and b.messages and set(a.messages) & set(b.messages))
+    if not (a.messages and b.messages):
+        return True
+    return not (set(a.messages) & set(b.messages) or _one_failure(a.messages, b.messages))
+
+
+def _one_failure(a: list[str], b: list[str]) -> bool:
+    """Some line of `a` and some line of `b` are printed in one failure of one emitter."""
+    from dsl.catalogue.index import failure_of  # only when two facts are weighed
+
+    failures = failure_of()
+    return bool(
+        {failures[x] for x in a if x in failures} & {failures[x] for x in b if x in failures}
+    )
 
 
 def _absent(v: Verdict | None) -> bool:
@@ -312,11 +325,22 @@ def judge(verdicts: list[Verdict]) -> None:
                 [],
             )
         elif not any(_independent(d, o, lines) for d in showing for o in machine if o is not d):
+            chained = [
+                o
+                for o in machine
+                if o not in showing
+                and any(_one_failure(d.messages, o.messages) for d in showing if d.messages)
+            ]
             _cap(
                 v,
                 Level.LIKELY,
                 f"likely, not confirmed: only {_names(showing)} shows it; nothing "
-                "independent beside it",
+                "independent beside it"
+                + (
+                    f" ({_names(chained)} is the same failure, printed on its way)"
+                    if chained
+                    else ""
+                ),
                 [],
             )
         elif open_rivals:

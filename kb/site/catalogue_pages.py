@@ -56,8 +56,14 @@ def catalogue_pages(
     if counts is None:
         counts = fixture_messages.counts(cases)
     by_emitter: dict[str, list[cm.Message]] = defaultdict(list)
+    one_failure: dict[str, list[cm.Message]] = defaultdict(list)  # both ends of each `after`
     for msg in catalogue.messages.values():
         by_emitter[msg.emitter].append(msg)
+        for other_id in msg.after:
+            other = catalogue.messages.get(other_id)
+            if other is not None:
+                one_failure[msg.id].append(other)
+                one_failure[other_id].append(msg)
     pages: dict[str, str] = {}
     index = [
         "---",
@@ -93,6 +99,8 @@ def catalogue_pages(
             path = message_path(msg.id)
             if path in pages or slug(msg.id) in by_emitter:
                 raise ValueError(f"message page {path} collides with another page")
-            pages[path] = message_pages.page(msg, by_id, counts, SEARCH_BOOST)
+            pages[path] = message_pages.page(
+                msg, by_id, counts, SEARCH_BOOST, sorted(one_failure[msg.id], key=lambda x: x.id)
+            )
     pages[INDEX] = "\n".join(index) + "\n"
     return pages

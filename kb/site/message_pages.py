@@ -196,8 +196,10 @@ def page(
     by_id: dict[str, m.Case],
     counts: dict[tuple[str, str], tuple[int, int]],
     boost: float,
+    one_failure: list[cm.Message] | None = None,
 ) -> str:
-    """The Markdown of one message page."""
+    """The Markdown of one message page. `one_failure`: the messages the catalogue's `after`
+    joins to it (printed in the same failure: with it, one fact, not two)."""
     ranked = causes(msg, by_id, counts)
     text = headline(msg)
     # the title is plain text (the header bar, the tab, search results show it as is): a
@@ -252,6 +254,16 @@ def page(
     if msg.fields:
         out += ["## Its fields { #fields }", "", "| field | holds |", "| --- | --- |"]
         out += [f"| {escape.code(k)} | {escape.line(v)} |" for k, v in msg.fields.items()]
+        out.append("")
+    if one_failure:
+        out += [
+            "## Printed in the same failure { #same-failure }",
+            "",
+            f"{escape.line(msg.emitter)} prints these on the same failure path, so together "
+            "with this one they count as one fact, not as evidence that confirms it:",
+            "",
+        ]
+        out += [f"- [{escape.code(headline(o))}]({slug(o.id)}.md)" for o in one_failure]
         out.append("")
     out += ["## Every wording { #wordings }", ""]
     for w in msg.wordings:

@@ -137,3 +137,20 @@ def test_a_message_pages_title_is_plain_text(
         front = pages[message_path(msg.id)].split("\n---\n", 1)[0]
         (title,) = [ln for ln in front.splitlines() if ln.startswith("title: ")]
         assert "`" not in title, (msg.id, title)
+
+
+def test_messages_joined_by_after_link_each_other_both_ways(
+    bundled: tuple[cm.Catalogue, list[m.Case], dict[str, str]],
+) -> None:
+    """A message printed on the way to another (`after`) is named on both pages, each link
+    to a page that exists: the reader sees which lines count as one fact."""
+    catalogue, _cases, pages = bundled
+    pairs = [(msg.id, other) for msg in catalogue.messages.values() for other in msg.after]
+    assert len(pairs) >= 5  # the bundled catalogue joins real failures (NCCL shm, Open MPI PMI…)
+    for later, earlier in pairs:
+        for here, there in ((later, earlier), (earlier, later)):
+            body = pages[message_path(here)]
+            section = body[body.index("## Printed in the same failure") :]
+            section = section[: section.index("## Every wording")]
+            assert f"({message_pages.slug(there)}.md)" in section, (here, there)
+            assert message_path(there) in pages

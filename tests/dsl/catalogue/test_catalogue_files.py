@@ -137,3 +137,26 @@ def test_samples_are_checked_as_the_scanner_matches_bytes(tmp_path: Path) -> Non
     _, problems = _load(tmp_path, text)
     assert any("catalogue/sample-unmatched" in p and "卡住了" in p for p in problems)
     assert re.search(r"\b卡住", "卡住了")  # Python alone would have passed it
+
+
+def test_after_names_another_message_of_the_same_emitter(tmp_path: Path) -> None:
+    """`after` joins lines of one emitter's one failure: an unknown id, the message itself,
+    or another emitter's message is refused; a sibling of the same emitter is accepted."""
+    second = MESSAGE.split("words symptom.hang")[0].replace(
+        "message nccl.net-ib.completion-error", "message nccl.net-ib.summary"
+    )
+    other = second.replace("nccl.net-ib.summary", "torch.summary").replace(
+        "emitter nccl", "emitter pytorch"
+    )
+    base = MESSAGE + second + other
+
+    def after(ids: str) -> list[str]:
+        text = base.replace(
+            "message nccl.net-ib.summary {\n", f"message nccl.net-ib.summary {{\n  after [{ids}]\n"
+        )
+        return [p for p in _load(tmp_path, text)[1] if "catalogue/bad-after" in p]
+
+    assert after("nccl.net-ib.completion-error") == []
+    assert any("no-such.message" in p and "no message" in p for p in after("no-such.message"))
+    assert any("which is itself" in p for p in after("nccl.net-ib.summary"))
+    assert any("a message of `pytorch`" in p for p in after("torch.summary"))
