@@ -39,6 +39,7 @@ EMITTERS = (
     "slurm",
     "vllm",
     "sglang",
+    "tensorrt-llm",
     "ray",
     "python",
     "rust",
