@@ -38,7 +38,7 @@ def _interpreter() -> bytes:
 
 
 def _path() -> Path:
-    from dsl.cache_place import cache_dir
+    from dsl.cache_files import cache_dir
 
     key = hashlib.sha256(_interpreter()).hexdigest()[:16]
     return cache_dir() / f"dataclass-code-{key}.marshal"
@@ -49,11 +49,10 @@ def _read() -> dict[str, bytes]:
         blob = _path().read_bytes()
     except OSError:
         return {}
-    head = MAGIC + _interpreter() + b"\n"
-    if not blob.startswith(head):
-        return {}
-    digest, _, body = blob[len(head) :].partition(b"\n")
-    if hashlib.sha256(body).hexdigest().encode() != digest:
+    from dsl.cache_files import sealed_body
+
+    body = sealed_body(blob, MAGIC + _interpreter() + b"\n")
+    if body is None:
         return {}
     try:
         found = marshal.loads(body)
@@ -112,7 +111,7 @@ def flush() -> None:
         return
     finally:
         _new.clear()
-    from dsl.cache_place import write_cache_file
+    from dsl.cache_files import write_cache_file
 
     head = MAGIC + _interpreter() + b"\n" + hashlib.sha256(body).hexdigest().encode() + b"\n"
     write_cache_file(_path(), head + body)

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import builtins
 import dataclasses
+import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -69,3 +72,18 @@ def test_a_corrupt_store_is_ignored(store: Path, monkeypatch: pytest.MonkeyPatch
     monkeypatch.setattr(dataclass_code, "_known", None)
     assert _make()(4, 5).y == 5
     assert dataclass_code._known == {}
+
+
+def test_a_dataclass_made_while_the_cache_folder_module_loads(tmp_path: Path) -> None:
+    """The store is found even when the first dataclass comes from the module that says where
+    the cache is (`dsl.cache_place` imports the template's dataclasses)."""
+    env = dict(os.environ, KB_CACHE_DIR=str(tmp_path))
+    for _ in range(2):  # the store empty, then filled
+        done = subprocess.run(
+            [sys.executable, "-c", "import kb, dsl.cache_place, dsl.catalogue.load"],
+            env=env,
+            capture_output=True,
+            text=True,
+        )
+        assert done.returncode == 0, done.stderr
+    assert list(tmp_path.glob("dataclass-code-*.marshal"))
