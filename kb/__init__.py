@@ -1,9 +1,6 @@
 """The runtime: read evidence, run compiled checkers, report verdicts, and the `kb` CLI."""
 
 from dsl import runtime as _language_runtime
-from kb.cache import dataclass_code as _dataclass_code
-
-_dataclass_code.install()  # before any module of ours makes its dataclasses
 
 __version__ = "0.1.0"
 

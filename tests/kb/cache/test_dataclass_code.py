@@ -21,6 +21,7 @@ def store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("KB_CACHE_DIR", str(tmp_path))
     monkeypatch.setattr(dataclass_code, "_known", None)
     monkeypatch.setattr(dataclass_code, "_new", {})
+    monkeypatch.setitem(vars(dataclasses), "exec", dataclass_code._exec)  # as install() does
     return tmp_path
 
 
@@ -34,8 +35,35 @@ def _make() -> Any:
     return Point
 
 
-def test_installed_by_kb() -> None:
-    assert vars(dataclasses).get("exec") is dataclass_code._exec
+def _python(code: str, cache: Path) -> str:
+    env = dict(os.environ, KB_CACHE_DIR=str(cache))
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()
+
+
+def test_a_command_runs_with_the_store_installed(tmp_path: Path) -> None:
+    code = (
+        "import contextlib, dataclasses, io\n"
+        "from kb.cache import dataclass_code\n"
+        "from kb.cli.main import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        f"    main(['evidence', {str(tmp_path)!r}])\n"
+        "print(vars(dataclasses).get('exec') is dataclass_code._exec)"
+    )
+    assert _python(code, tmp_path) == "True"
+
+
+def test_kb_help_makes_no_dataclass(tmp_path: Path) -> None:
+    """`kb --help` answers without importing `dataclasses` (nor the store): it stays light."""
+    code = (
+        "import contextlib, io, sys\n"
+        "from kb.cli.main import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):\n"
+        "    main(['--help'])\n"
+        "print('dataclasses' in sys.modules, 'kb.cache.dataclass_code' in sys.modules)"
+    )
+    assert _python(code, tmp_path) == "False False"
 
 
 def test_the_class_is_what_the_builtin_makes(store: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -77,13 +105,11 @@ def test_a_corrupt_store_is_ignored(store: Path, monkeypatch: pytest.MonkeyPatch
 def test_a_dataclass_made_while_the_cache_folder_module_loads(tmp_path: Path) -> None:
     """The store is found even when the first dataclass comes from the module that says where
     the cache is (`dsl.cache_place` imports the template's dataclasses)."""
-    env = dict(os.environ, KB_CACHE_DIR=str(tmp_path))
+    code = (
+        "from kb.cache import dataclass_code\n"
+        "dataclass_code.install()\n"
+        "import dsl.cache_place, dsl.catalogue.load"
+    )
     for _ in range(2):  # the store empty, then filled
-        done = subprocess.run(
-            [sys.executable, "-c", "import kb, dsl.cache_place, dsl.catalogue.load"],
-            env=env,
-            capture_output=True,
-            text=True,
-        )
-        assert done.returncode == 0, done.stderr
+        _python(code, tmp_path)
     assert list(tmp_path.glob("dataclass-code-*.marshal"))
