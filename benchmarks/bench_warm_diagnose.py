@@ -47,6 +47,8 @@ T = time.process_time
 marks = [("start", T())]
 from kb.cli import one_shot  # as `kb diagnose` from the shell: no collector, no teardown
 one_shot.begin()
+from kb.cache import dataclass_code  # as kb.cli.main does before running a command
+dataclass_code.install()
 from dsl.catalogue.load import held_fingerprint
 from kb.match.diagnose import diagnose_bundle, read_bundle
 from kb.report.text import write_text

@@ -3,28 +3,9 @@ that imports nothing heavy, so a warm `kb diagnose` finds its snapshot without p
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
+from dsl.cache_files import cache_dir as cache_dir
+from dsl.cache_files import sealed_body as sealed_body
+from dsl.cache_files import write_cache_file as write_cache_file
 from dsl.catalogue.template import TEMPLATE_VERSION
 
 COMPILER_VERSION = f"5.{TEMPLATE_VERSION}"  # a template change recompiles every case
-
-
-def cache_dir() -> Path:
-    base = os.environ.get("KB_CACHE_DIR") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "kb", "compiled"
-    )
-    return Path(base)
-
-
-def write_cache_file(target: Path, data: bytes) -> None:
-    """Write one cache entry whole (a temporary file renamed over it), or not at all: a
-    read-only cache only costs speed."""
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        tmp = target.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_bytes(data)
-        os.replace(tmp, target)
-    except OSError:
-        pass

@@ -64,11 +64,10 @@ def _read() -> dict[tuple[str, int], bytes]:
         blob = _path().read_bytes()
     except OSError:
         return {}
-    head = MAGIC + _interpreter() + b"\n"
-    if not blob.startswith(head):
-        return {}
-    digest, _, body = blob[len(head) :].partition(b"\n")
-    if hashlib.sha256(body).hexdigest().encode() != digest:
+    from dsl.cache_files import sealed_body
+
+    body = sealed_body(blob, MAGIC + _interpreter() + b"\n")
+    if body is None:
         return {}
     try:
         found = marshal.loads(body)

@@ -71,8 +71,10 @@ class MessageIndex:
     @classmethod
     def from_bytes(cls, data: bytes) -> MessageIndex:
         """The index as `to_bytes` wrote it; KeyError, TypeError or ValueError otherwise."""
-        digest, _, body = data.removeprefix(_MAGIC).partition(b"\n")
-        if not data.startswith(_MAGIC) or hashlib.sha256(body).hexdigest().encode() != digest:
+        from dsl.cache_files import sealed_body
+
+        body = sealed_body(data, _MAGIC)
+        if body is None:
             raise ValueError("not an index this module wrote")
         try:
             raw = marshal.loads(body)

@@ -30,6 +30,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from dsl.cache_files import sealed_body
 from kb.cache import records
 from kb.cache.files import prune, write_whole
 
@@ -97,11 +98,8 @@ def load(key: str) -> KnowledgeBase | None:
         blob = _path(key).read_bytes()
     except OSError:
         return None
-    head = MAGIC + key.encode() + b"\n"
-    if not blob.startswith(head):
-        return None
-    digest, _, body = blob[len(head) :].partition(b"\n")
-    if hashlib.sha256(body).hexdigest().encode() != digest:
+    body = sealed_body(blob, MAGIC + key.encode() + b"\n")
+    if body is None:
         return None
     enabled = gc.isenabled()
     gc.disable()  # ~25,000 new containers and no garbage: the collections it set off found

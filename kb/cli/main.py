@@ -107,6 +107,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help(sys.stderr)
         return 2
+    # the command imports its modules now (not `kb --help`, which stays light): their
+    # dataclasses' methods come compiled from the store (kb.cache.dataclass_code)
+    from kb.cache import dataclass_code
+
+    dataclass_code.install()
     one_shot = argv is None and getattr(args, "one_shot", False)
     if one_shot:  # the process's own command line, for a command that asked (kb.cli.one_shot)
         from kb.cli import one_shot as process

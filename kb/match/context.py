@@ -19,3 +19,6 @@ class Context:
         self.case_id = case_id
         self.kind_of = {f.path: f.kind for f in self.facts.files}
         self.rank_of = {f.path: f.rank for f in self.facts.files}
+        # what several of the case's queries ask of the same evidence, worked out once (the
+        # files a `log` query may read: most of a case's queries share a scope)
+        self.memo: dict[Any, Any] = {}

@@ -28,6 +28,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from dsl.cache_files import sealed_body
 from kb.cache.files import prune, write_whole
 
 RECORD_VERSION = 5  # 2: alternatives; 3: factors (RE2 sets); 4: parts; 5: marshal, hashed
@@ -89,11 +90,8 @@ def load(
         blob = path.read_bytes()
     except OSError:
         return None
-    head = MAGIC + key.encode() + b"\n"
-    if not blob.startswith(head):
-        return None
-    digest, _, body = blob[len(head) :].partition(b"\n")
-    if hashlib.sha256(body).hexdigest().encode() != digest:
+    body = sealed_body(blob, MAGIC + key.encode() + b"\n")
+    if body is None:
         return None
     try:
         record: Any = marshal.loads(body)

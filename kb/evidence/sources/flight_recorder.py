@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import io
 import pickle
-import pickletools
 from typing import Any
 
 from kb.evidence.context import FileContext
@@ -68,6 +67,8 @@ def load_dump(data: bytes) -> dict[str, Any]:
     """The dump's top-level dict, read safely; raises DumpError."""
     if len(data) > DUMP_MAX:
         raise DumpError(f"over {DUMP_MAX >> 20} MiB")
+    import pickletools  # a large module, needed only when there is a dump to read
+
     count = 0
     try:
         for op, _arg, _pos in pickletools.genops(data):

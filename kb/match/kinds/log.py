@@ -32,6 +32,17 @@ def _file_ok(ctx: Context, path: str, q: LogQuery) -> bool:
     return glob_ok(path, q.files)
 
 
+def _eligible(ctx: Context, q: LogQuery) -> tuple[list[str], set[str]]:
+    """The files the query may read, in order and as a set: the same for every query of the
+    case with its `sources` and `files` (most have neither), so worked out once per case."""
+    key = ("log-eligible", tuple(q.sources), tuple(q.files))
+    found: tuple[list[str], set[str]] | None = ctx.memo.get(key)
+    if found is None:
+        paths = [f.path for f in ctx.facts.files if _file_ok(ctx, f.path, q)]
+        found = ctx.memo[key] = (paths, set(paths))
+    return found
+
+
 def _quoted_hits(q: LogQuery, ctx: Context) -> list[EvidenceLine]:
     """Lines of a user's notes that are pasted tool output: inside a ``` block, or with the
     match inside `backticks` ("I get `NCCL WARN …`"). Those are log lines again; the
@@ -58,7 +69,7 @@ def _quoted_hits(q: LogQuery, ctx: Context) -> list[EvidenceLine]:
 def evaluate(q: LogQuery, ctx: Context, hits: PatternHits | None = None) -> QueryResult:
     """The query's truth from its scan hits (`hits` in place of the scan's own when a kind
     has already set some aside: `said` drops the lines that deny what they name)."""
-    eligible = [f.path for f in ctx.facts.files if _file_ok(ctx, f.path, q)]
+    eligible, allowed = _eligible(ctx, q)
     quoted = _quoted_hits(q, ctx)
     if not eligible and not quoted:
         what = ("files of kind " + " or ".join(q.sources)) if q.sources else "log files"
@@ -75,7 +86,6 @@ def evaluate(q: LogQuery, ctx: Context, hits: PatternHits | None = None) -> Quer
     lines: list[EvidenceLine] = []
     at_least = False  # some file stopped counting at the pattern's `enough`
     if hits is not None:
-        allowed = set(eligible)
         at_least = any(path in allowed for path in hits.saturated)
         for path, counts in hits.counts.items():
             if path in allowed:
