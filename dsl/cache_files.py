@@ -5,8 +5,10 @@ store, `kb.cache.dataclass_code`) can find its file."""
 from __future__ import annotations
 
 import hashlib
+import marshal
 import os
 from pathlib import Path
+from typing import Any
 
 
 def cache_dir() -> Path:
@@ -42,3 +44,36 @@ def sealed_body(blob: bytes, head: bytes) -> memoryview | None:
     if hashlib.sha256(body).hexdigest().encode() != blob[len(head) : end]:
         return None
     return body
+
+
+def read_store(path: Path, head: bytes) -> dict[Any, bytes]:
+    """A store `merge_store` wrote (a marshal'd dict whose values stay marshal bytes until
+    asked for); {} when it is missing, cut, corrupt or another interpreter's."""
+    try:
+        blob = path.read_bytes()
+    except OSError:
+        return {}
+    body = sealed_body(blob, head)
+    if body is None:
+        return {}
+    try:
+        found = marshal.loads(body)
+    except (ValueError, EOFError, TypeError):
+        return {}
+    return found if isinstance(found, dict) else {}
+
+
+def merge_store(path: Path, head: bytes, new: dict[Any, Any], max_entries: int) -> dict[Any, bytes]:
+    """`new` (each value marshalled on its own) merged into the store at `path` and written
+    whole (a race with another process, or a read-only cache, only costs speed); past
+    `max_entries` the store starts again. Returns what the file now holds."""
+    merged = read_store(path, head)
+    if len(merged) + len(new) > max_entries:
+        merged = {}
+    try:
+        merged.update({key: marshal.dumps(value) for key, value in new.items()})
+        body = marshal.dumps(merged)
+    except ValueError:
+        return merged
+    write_cache_file(path, head + hashlib.sha256(body).hexdigest().encode() + b"\n" + body)
+    return merged

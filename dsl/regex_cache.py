@@ -60,20 +60,9 @@ def _path() -> Path:
 
 
 def _read() -> dict[tuple[str, int], bytes]:
-    try:
-        blob = _path().read_bytes()
-    except OSError:
-        return {}
-    from dsl.cache_files import sealed_body
+    from dsl.cache_files import read_store
 
-    body = sealed_body(blob, MAGIC + _interpreter() + b"\n")
-    if body is None:
-        return {}
-    try:
-        found = marshal.loads(body)
-    except (ValueError, EOFError, TypeError):
-        return {}
-    return found if isinstance(found, dict) else {}
+    return read_store(_path(), MAGIC + _interpreter() + b"\n")
 
 
 def _args(pattern: str, flags: int) -> Args:
@@ -140,22 +129,12 @@ def flush() -> None:
     race with another process, only costs speed)."""
     if not _new:
         return
-    merged = dict(_read())
-    if len(merged) + len(_new) > MAX_ENTRIES:
-        merged = {}
-    try:
-        merged.update({key: marshal.dumps(args) for key, args in _new.items()})
-        body = marshal.dumps(merged)
-    except ValueError:
-        return
-    finally:
-        _new.clear()
-    data = MAGIC + _interpreter() + b"\n" + hashlib.sha256(body).hexdigest().encode() + b"\n"
-    from dsl.cache_place import write_cache_file
+    from dsl.cache_files import merge_store
 
-    write_cache_file(_path(), data + body)
+    new = dict(_new)
+    _new.clear()
     global _known
-    _known = merged
+    _known = merge_store(_path(), MAGIC + _interpreter() + b"\n", new, MAX_ENTRIES)
 
 
 def _reset_for_tests() -> None:

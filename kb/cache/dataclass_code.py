@@ -45,20 +45,9 @@ def _path() -> Path:
 
 
 def _read() -> dict[str, bytes]:
-    try:
-        blob = _path().read_bytes()
-    except OSError:
-        return {}
-    from dsl.cache_files import sealed_body
+    from dsl.cache_files import read_store
 
-    body = sealed_body(blob, MAGIC + _interpreter() + b"\n")
-    if body is None:
-        return {}
-    try:
-        found = marshal.loads(body)
-    except (ValueError, EOFError, TypeError):
-        return {}
-    return found if isinstance(found, dict) else {}
+    return read_store(_path(), MAGIC + _interpreter() + b"\n")
 
 
 def _code(text: str) -> CodeType:
@@ -101,22 +90,12 @@ def flush() -> None:
     race with another process, only costs speed)."""
     if not _new:
         return
-    merged = dict(_read())
-    if len(merged) + len(_new) > MAX_ENTRIES:
-        merged = {}
-    try:
-        merged.update({text: marshal.dumps(code) for text, code in _new.items()})
-        body = marshal.dumps(merged)
-    except ValueError:
-        return
-    finally:
-        _new.clear()
-    from dsl.cache_files import write_cache_file
+    from dsl.cache_files import merge_store
 
-    head = MAGIC + _interpreter() + b"\n" + hashlib.sha256(body).hexdigest().encode() + b"\n"
-    write_cache_file(_path(), head + body)
+    new = dict(_new)
+    _new.clear()
     global _known
-    _known = merged
+    _known = merge_store(_path(), MAGIC + _interpreter() + b"\n", new, MAX_ENTRIES)
 
 
 __all__ = ["flush", "install"]
