@@ -1,0 +1,1 @@
+pip install mpi4py>=4.0.0

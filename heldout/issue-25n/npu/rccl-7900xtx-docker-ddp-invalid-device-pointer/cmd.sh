@@ -1,0 +1,1 @@
+python multigpu.py --batch_size 32 10 5
